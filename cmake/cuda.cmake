@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# CUDA is optional: without nvcc every host-side target still builds.
+set(DGN_HAVE_CUDA OFF)
+if(DGN_CUDA)
+    include(CheckLanguage)
+    check_language(CUDA)
+    if(CMAKE_CUDA_COMPILER)
+        set(CMAKE_CUDA_ARCHITECTURES ${CUDA_ARCH})
+        enable_language(CUDA)
+        find_package(CUDAToolkit REQUIRED)
+        set(CMAKE_CUDA_STANDARD 17)
+        set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+        set(DGN_HAVE_CUDA ON)
+        message(STATUS "CUDA ${CMAKE_CUDA_COMPILER_VERSION}: device code for architectures ${CUDA_ARCH}")
+    else()
+        message(STATUS "No CUDA compiler found: building host code only")
+    endif()
+endif()

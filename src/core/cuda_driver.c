@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "cuda_driver.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "dl.h"
+#include "log.h"
+
+static struct core_cuda_ops cuda_ops;
+
+#define CUDA_ENTRY(member, symbol, params) {symbol, (void **)&cuda_ops.member, false},
+static const struct core_dl_symbol cuda_symbols[] = {CORE_CUDA_SYMBOLS(CUDA_ENTRY)};
+#undef CUDA_ENTRY
+
+static const struct core_dl_library cuda_library = {
+        .what = "CUDA driver",
+        .soname = "libcuda.so.1",
+        .env = CORE_LIBCUDA_ENV,
+        .remedy = "install the NVIDIA driver (libcuda.so.1) on a machine with a GPU",
+        .symbols = cuda_symbols,
+        .symbol_count = sizeof(cuda_symbols) / sizeof(cuda_symbols[0]),
+};
+
+static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
+static doca_error_t cuda_status;
+static char cuda_reason[512];
+
+static void cuda_load(void)
+{
+    void *handle = NULL;
+    const char *name = "?";
+    const char *text = "?";
+    core_cu_result rc;
+
+    cuda_status = core_dl_load(&cuda_library, &handle, cuda_reason, sizeof(cuda_reason));
+    if (cuda_status != DOCA_SUCCESS)
+        return;
+    rc = cuda_ops.cuInit(0);
+    if (rc == CORE_CU_SUCCESS)
+        return;
+    cuda_ops.cuGetErrorName(rc, &name);
+    cuda_ops.cuGetErrorString(rc, &text);
+    snprintf(cuda_reason, sizeof(cuda_reason),
+             "CUDA driver %s failed to initialise: cuInit returned %d (%s: %s); check that a GPU "
+             "is present and that the driver matches the kernel module",
+             core_dl_file(&cuda_library), rc, name, text);
+    cuda_status = DOCA_ERROR_DRIVER;
+}
+
+doca_error_t core_cuda_get(const struct core_cuda_ops **cuda_out)
+{
+    pthread_once(&cuda_once, cuda_load);
+    if (cuda_status != DOCA_SUCCESS) {
+        DOCA_LOG_ERR("%s", cuda_reason);
+        return cuda_status;
+    }
+    *cuda_out = &cuda_ops;
+    return DOCA_SUCCESS;
+}
+
+const char *core_cuda_unavailable_reason(void)
+{
+    pthread_once(&cuda_once, cuda_load);
+    return cuda_status == DOCA_SUCCESS ? NULL : cuda_reason;
+}
