@@ -24,6 +24,7 @@ typedef unsigned long long core_cu_deviceptr;
 #define CORE_CU_DEVICE_ATTR_COMPUTE_CAP_MINOR    76
 #define CORE_CU_DEVICE_ATTR_DMA_BUF_SUPPORTED    124
 #define CORE_CU_POINTER_ATTR_MEMORY_TYPE         2
+#define CORE_CU_POINTER_ATTR_DEVICE_ORDINAL      9
 #define CORE_CU_MEMORYTYPE_HOST                  1
 #define CORE_CU_MEMORYTYPE_DEVICE                2
 #define CORE_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1

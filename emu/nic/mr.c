@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "mr.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "nic/mem.h"
+#include "nic/nic.h"
+
+const char *emu_mr_check_str(enum emu_mr_check result)
+{
+    switch (result) {
+    case EMU_MR_OK:
+        return "ok";
+    case EMU_MR_BAD_KEY:
+        return "unknown memory key";
+    case EMU_MR_BAD_PD:
+        return "memory key of another protection domain";
+    case EMU_MR_OUT_OF_RANGE:
+        return "range outside the registration";
+    case EMU_MR_NO_ACCESS:
+        return "access not allowed by the registration";
+    }
+    return "?";
+}
+
+struct emu_pd *emu_pd_of(struct ibv_pd *pd)
+{
+    return (struct emu_pd *)pd;
+}
+
+int emu_mr_register(struct emu_pd *pd, uintptr_t addr, uint64_t iova, uint64_t length, int access,
+                    bool gpu, struct emu_mr **mr_out)
+{
+    struct emu_nic *nic = pd->nic;
+    struct emu_mr *mr;
+    int64_t index;
+
+    if (length == 0 || iova + length < iova || addr + length < addr)
+        return EINVAL;
+    /* Remote write and atomics need local write, as the IB specification requires. */
+    if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+        !(access & IBV_ACCESS_LOCAL_WRITE))
+        return EINVAL;
+    mr = calloc(1, sizeof(*mr));
+    if (mr == NULL)
+        return ENOMEM;
+    mr->nic = nic;
+    mr->pd = pd;
+    mr->iova = iova;
+    mr->addr = addr;
+    mr->length = length;
+    mr->access = access;
+    mr->gpu = gpu;
+
+    pthread_rwlock_wrlock(&nic->mkey_lock);
+    index = emu_table_insert(&nic->mkeys, mr);
+    if (index >= 0)
+        mr->key = ((uint32_t)index << 8) | nic->mkey_variant++;
+    pthread_rwlock_unlock(&nic->mkey_lock);
+    if (index < 0) {
+        free(mr);
+        return ENOMEM;
+    }
+    pthread_mutex_lock(&nic->lock);
+    pd->users++;
+    pthread_mutex_unlock(&nic->lock);
+    *mr_out = mr;
+    return 0;
+}
+
+int emu_mr_deregister(struct emu_mr *mr)
+{
+    struct emu_nic *nic = mr->nic;
+
+    /* The write lock waits for every access in flight through any key. */
+    pthread_rwlock_wrlock(&nic->mkey_lock);
+    emu_table_remove(&nic->mkeys, mr->key >> 8);
+    pthread_rwlock_unlock(&nic->mkey_lock);
+    pthread_mutex_lock(&nic->lock);
+    mr->pd->users--;
+    pthread_mutex_unlock(&nic->lock);
+    free(mr);
+    return 0;
+}
+
+static enum emu_mr_check mr_check(const struct emu_mr *mr, uint32_t key, uint32_t pdn,
+                                  uint64_t iova, uint64_t len, int access)
+{
+    if (mr == NULL || mr->key != key)
+        return EMU_MR_BAD_KEY;
+    if (mr->pd->pdn != pdn)
+        return EMU_MR_BAD_PD;
+    if (iova < mr->iova || len > mr->length || iova - mr->iova > mr->length - len)
+        return EMU_MR_OUT_OF_RANGE;
+    if ((mr->access & access) != access)
+        return EMU_MR_NO_ACCESS;
+    return EMU_MR_OK;
+}
+
+enum emu_mr_check emu_mr_get(struct emu_nic *nic, uint32_t key, uint32_t pdn, uint64_t iova,
+                             uint64_t len, int access, struct emu_mr **mr_out)
+{
+    struct emu_mr *mr;
+    enum emu_mr_check result;
+
+    pthread_rwlock_rdlock(&nic->mkey_lock);
+    mr = emu_table_get(&nic->mkeys, key >> 8);
+    result = mr_check(mr, key, pdn, iova, len, access);
+    if (result != EMU_MR_OK) {
+        pthread_rwlock_unlock(&nic->mkey_lock);
+        return result;
+    }
+    *mr_out = mr;
+    return EMU_MR_OK;
+}
+
+void emu_mr_put(struct emu_nic *nic)
+{
+    pthread_rwlock_unlock(&nic->mkey_lock);
+}
+
+int emu_mr_write(const struct emu_mr *mr, uint64_t iova, const void *src, size_t len)
+{
+    return emu_mem_write(mr->gpu, mr->addr + (iova - mr->iova), src, len);
+}
+
+int emu_mr_read(const struct emu_mr *mr, uint64_t iova, void *dst, size_t len)
+{
+    return emu_mem_read(mr->gpu, mr->addr + (iova - mr->iova), dst, len);
+}
+
+void *emu_mr_host_ptr(const struct emu_mr *mr, uint64_t iova)
+{
+    return mr->gpu ? NULL : (void *)(mr->addr + (iova - mr->iova));
+}
