@@ -30,8 +30,22 @@
 
 #define PRM_AT(buf, offset) ((void *)((uint8_t *)(buf) + (offset)))
 
-#define PRM_SET(buf, field, value) prm_set_field((buf), field, (uint64_t)(value))
-#define PRM_GET(buf, field)        prm_get_field((buf), field)
+/*
+ * A field's width, checked at compile time: PRM_SET/PRM_GET handle widths up
+ * to 32 and exactly 64; wider byte arrays (GIDs, MACs) go through PRM_OFFSET
+ * and memcpy.
+ */
+#define PRM_APPLY(macro, args)           macro args
+#define PRM_WIDTH_OF(offset, lsb, width) (width)
+#define PRM_CHECK_WIDTH(...)                                           \
+    (void)sizeof(char[(PRM_APPLY(PRM_WIDTH_OF, (__VA_ARGS__)) <= 32 || \
+                       PRM_APPLY(PRM_WIDTH_OF, (__VA_ARGS__)) == 64)   \
+                              ? 1                                      \
+                              : -1])
+
+#define PRM_SET(buf, field, value) \
+    (PRM_CHECK_WIDTH(field), prm_set_field((buf), field, (uint64_t)(value)))
+#define PRM_GET(buf, field) (PRM_CHECK_WIDTH(field), prm_get_field((buf), field))
 
 /* Byte offset of a field's word, for fields that are byte arrays (GIDs, MACs). */
 #define PRM_OFFSET(field) prm_field_offset(field)
