@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A completion queue as the device sees it: a ring of 64-byte CQEs in host
+ * or GPU memory and a doorbell record, both owned by software. The device
+ * only writes CQEs (owner bit last) and reads the consumer counter from the
+ * doorbell record to detect overrun. The standard-verbs path (abi/) and DevX
+ * (devx/) create the same object.
+ */
+#ifndef EMU_CQ_H
+#define EMU_CQ_H
+
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prm/mlx5_cqe.h"
+
+struct emu_nic;
+
+struct emu_cq_params {
+    uint32_t log_size; /* entries = 1 << log_size */
+    uintptr_t ring;    /* CQE64 ring, (1 << log_size) * 64 bytes */
+    bool ring_gpu;
+    uintptr_t dbrec; /* two big-endian words: [0] consumer counter, [1] arm */
+    bool dbrec_gpu;
+    bool overrun_ignore; /* PRM "oi": never report overrun */
+    bool collapsed;      /* PRM "cc": every CQE is written to entry 0 */
+};
+
+struct emu_cq {
+    struct ibv_cq_ex ibv; /* standard-verbs handle; unused for DevX CQs */
+    struct emu_nic *nic;
+    uint32_t cqn;
+    struct emu_cq_params p;
+
+    pthread_mutex_t lock; /* producer side, arm state */
+    uint32_t producer;    /* index of the next CQE the device writes */
+    bool overrun;         /* overrun seen: the CQ is in error, nothing more is written */
+    int users;            /* QPs and SRQs attached (guarded by nic->lock) */
+
+    /* Completion events (standard verbs): a CQE on an armed CQ signals the channel. */
+    struct ibv_comp_channel *channel;
+    bool armed;
+    bool armed_solicited;
+    uint32_t events_completed; /* ibv_ack_cq_events count, for destroy */
+
+    /* Standard-verbs consumer state (provider side, like libmlx5's). */
+    uint32_t consumer;
+};
+
+/* Creates the CQ (CQN assigned); errno-style. The ring's contents are software's to initialise. */
+int emu_cq_create(struct emu_nic *nic, const struct emu_cq_params *p, struct emu_cq **cq_out);
+
+/* EBUSY while QPs or SRQs use it; errno-style. */
+int emu_cq_destroy(struct emu_cq *cq);
+
+/* The CQ with this number on this device, or NULL. Caller holds nic->lock. */
+struct emu_cq *emu_cq_lookup(struct emu_nic *nic, uint32_t cqn);
+
+/*
+ * Writes one CQE: every byte but op_own, then op_own with the owner bit of
+ * the producer index (release order). Detects overrun from the doorbell
+ * record unless overrun_ignore. Signals the completion channel when armed
+ * (a solicited-only arm fires on `solicited` CQEs and on errors).
+ * Returns 0, or EOVERFLOW when the CQ overran (the CQE is dropped and the CQ
+ * is in error, as hardware reports it).
+ */
+int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_opcode,
+                bool solicited);
+
+#endif /* EMU_CQ_H */

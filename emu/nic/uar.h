@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * User access regions: the pages software writes doorbells into. A software
+ * UAR is one page of ordinary host memory (so that it can be registered for
+ * GPU access as mapped host memory); the device watches the doorbell
+ * register inside it from its progress thread.
+ *
+ * Layout of a UAR page (as mlx5):
+ *   0x020  CQ arm doorbell (64-bit)
+ *   0x800  send doorbell / BlueFlame register 0 (64-bit doorbell or a 64-byte WQE)
+ *   0x900  BlueFlame register 1
+ */
+#ifndef EMU_UAR_H
+#define EMU_UAR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct emu_nic;
+
+#define EMU_UAR_PAGE_SIZE    4096
+#define EMU_UAR_CQ_DB_OFFSET 0x020
+#define EMU_UAR_SQ_DB_OFFSET 0x800
+#define EMU_UAR_BF_SIZE      0x100
+
+struct emu_uar {
+    struct emu_nic *nic;
+    uint32_t page_id;
+    void *page;                   /* EMU_UAR_PAGE_SIZE bytes, page aligned */
+    uint64_t last_sq_doorbell[2]; /* last value seen at 0x800 and 0x900 */
+    uint64_t last_cq_doorbell;
+    struct emu_uar *next; /* nic's list of watched UARs (guarded by nic->lock) */
+};
+
+/* Allocates a UAR page and starts watching it; errno-style. */
+int emu_uar_alloc(struct emu_nic *nic, struct emu_uar **uar_out);
+void emu_uar_free(struct emu_uar *uar);
+
+/*
+ * Called by the progress thread: reads every watched UAR's doorbell
+ * registers and hands new doorbells to their QPs and CQs. Returns true when
+ * any doorbell was new (the caller polls again soon), false when idle.
+ */
+bool emu_uar_poll(struct emu_nic *nic);
+
+#endif /* EMU_UAR_H */
