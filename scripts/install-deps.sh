@@ -8,6 +8,7 @@ packages=(
     cmake make gcc g++ pkg-config   # build
     libibverbs-dev ibverbs-providers # rdma-core headers (the libraries are loaded at run time)
     libcmocka-dev                    # unit tests
+    ibverbs-utils                    # ibv_rc_pingpong: the softmlx5 acceptance test
     clang-format                     # format-check
 )
 

@@ -41,12 +41,18 @@ struct emu_cq {
 
     /* Completion events (standard verbs): a CQE on an armed CQ signals the channel. */
     struct ibv_comp_channel *channel;
+    int event_fd; /* where events are written (the channel's pipe), -1: none */
     bool armed;
     bool armed_solicited;
-    uint32_t events_completed; /* ibv_ack_cq_events count, for destroy */
+    uint32_t events_completed; /* events handed out by ibv_get_cq_event (destroy waits for acks) */
 
     /* Standard-verbs consumer state (provider side, like libmlx5's). */
     uint32_t consumer;
+    pthread_mutex_t poll_lock; /* serialises pollers of the standard CQ */
+    void *ring_alloc;          /* ring and doorbell record the provider allocated */
+    void *dbrec_alloc;
+    struct ibv_wc cur;      /* extended polling: the CQE being read */
+    struct emu_qp *last_qp; /* provider's QP cache */
 };
 
 /* Creates the CQ (CQN assigned); errno-style. The ring's contents are software's to initialise. */
@@ -68,5 +74,13 @@ struct emu_cq *emu_cq_lookup(struct emu_nic *nic, uint32_t cqn);
  */
 int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_opcode,
                 bool solicited);
+
+/*
+ * Arms the CQ for one completion event (as the CQ arm doorbell does):
+ * the next CQE (or, with solicited_only, the next solicited or error CQE)
+ * signals the channel; when CQEs past consumer_index already exist the event
+ * fires at once. Used by ibv_req_notify_cq and by the UAR's CQ doorbell.
+ */
+void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index);
 
 #endif /* EMU_CQ_H */

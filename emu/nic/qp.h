@@ -77,47 +77,67 @@ struct emu_qp_attr {
     uint8_t max_rd_atomic;
 };
 
-/* One send WQE waiting for its response (ACK, read data, atomic result). */
+/* One send WQE on its way: executed, not yet completed. */
 struct emu_pending {
-    uint16_t wqe_index;
-    uint8_t opcode; /* PRM_WQE_OPCODE_* */
-    bool signaled;  /* the WQE asked for a CQE */
+    uint32_t wqe_index;  /* basic-block counter of the WQE's first BB */
+    uint32_t next_index; /* basic-block counter after the WQE */
     uint32_t psn;
-    uint64_t deadline_ns; /* retry-exceeded after this */
-    /* Where a read's data or an atomic's original value lands (first SGE for atomics). */
-    uint32_t sge_count;
-    struct {
-        uint32_t lkey;
-        uint64_t addr;
-        uint32_t length;
-    } sge[30];
     uint32_t byte_count;
+    uint64_t deadline_ns; /* retry-exceeded after this */
+    uint8_t opcode;       /* PRM_WQE_OPCODE_* */
+    bool signaled;        /* the WQE asked for a CQE */
+    bool needs_response;  /* read or atomic: data comes back */
+    bool done;            /* acknowledged, answered, or failed */
+    uint8_t syndrome;     /* failed with this PRM CQE syndrome (0: success) */
 };
+
+struct emu_conn;
 
 struct emu_qp {
     struct ibv_qp ibv; /* standard-verbs handle; unused for DevX QPs */
     struct emu_nic *nic;
     uint32_t qpn;
-    uint8_t state; /* PRM_QP_STATE_* */
+    uint8_t state; /* PRM_QP_STATE_* (guarded by lock) */
     struct emu_qp_params p;
     struct emu_qp_attr attr;
-    struct emu_peer *peer; /* the wire connection to the remote QP's device (from RTR) */
+    struct emu_conn *peer; /* the wire connection to the remote QP's device (from RTR) */
 
-    pthread_mutex_t lock;        /* everything below, and the engine's work on this QP */
-    uint32_t sq_consumer;        /* next send WQE (basic-block index) the device executes */
-    uint32_t rq_consumer;        /* next receive WQE the device consumes */
-    uint32_t next_psn;           /* requester */
-    uint32_t expected_psn;       /* responder */
-    struct emu_pending *pending; /* ring of outstanding requests */
+    pthread_mutex_t lock; /* state, pending ring, responder, RQ consumption */
+    pthread_mutex_t
+            sq_lock;       /* the requester executing send WQEs (never waits for `lock` holders) */
+    bool sq_rerun;         /* more work arrived while sq_lock was held (guarded by lock) */
+    uint32_t sq_posted;    /* producer counter published by software (basic blocks) */
+    uint32_t sq_consumer;  /* next send WQE (basic-block counter) the device executes */
+    uint32_t rq_consumer;  /* next receive WQE the device consumes */
+    uint32_t next_psn;     /* requester */
+    uint32_t expected_psn; /* responder */
+    struct emu_pending *pending; /* ring of executed, uncompleted WQEs */
     uint32_t pending_head, pending_tail, pending_size;
+    uint32_t reads_in_flight;  /* reads and atomics awaiting their response */
+    uint32_t rnr_retries_left; /* of the request waiting out an RNR NAK */
+    uint64_t rnr_resume_ns;    /* 0, or when to resend after an RNR NAK */
+    bool resp_discard;         /* responder: NAKed expected_psn, drops later requests */
 
     /* Standard-verbs provider state (like libmlx5's): work request ids by WQE index. */
+    pthread_mutex_t post_lock;
     uint64_t *sq_wrid;
+    uint32_t *sq_wqe_next; /* basic-block counter after the WQE starting at an index */
     uint64_t *rq_wrid;
     uint32_t sq_producer; /* basic blocks posted */
+    uint32_t sq_tail;     /* basic blocks completed (free for reuse) */
     uint32_t rq_producer;
+    uint32_t rq_tail;
     bool sq_sig_all;
     uint32_t max_inline;
+    uint32_t max_send_sge;
+    uint32_t max_recv_sge;
+    uint32_t max_send_wr;
+    uint32_t max_recv_wr;
+    void *wq_alloc; /* buffers the provider allocated */
+    void *dbrec_alloc;
+    int ibv_access; /* IBV_ACCESS_* as last set, for ibv_query_qp */
+    uint8_t timeout, min_rnr_timer_attr;
+    struct ibv_ah_attr ah_attr;
 };
 
 /* Creates the QP in RST (QPN assigned); errno-style. */
@@ -144,5 +164,20 @@ int emu_qp_transition(struct emu_qp *qp, uint8_t from, uint8_t to, const struct 
  * standard post_send in the caller's thread and by the UAR poller.
  */
 void emu_qp_sq_doorbell(struct emu_qp *qp, uint32_t producer);
+
+/* Size in bytes of one receive WQE. */
+static inline uint32_t emu_qp_rq_stride(const struct emu_qp *qp)
+{
+    return 16u << qp->p.log_rq_stride;
+}
+
+/* Address of the send queue (after the receive queue in the work-queue buffer). */
+static inline uintptr_t emu_qp_sq_base(const struct emu_qp *qp)
+{
+    uint32_t rq_bytes =
+            qp->p.rq_size_zero || qp->p.srq ? 0 : (emu_qp_rq_stride(qp) << qp->p.log_rq_size);
+
+    return qp->p.wq + rq_bytes;
+}
 
 #endif /* EMU_QP_H */

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct emu_nic;
+struct emu_qp;
 
 #define EMU_UAR_PAGE_SIZE    4096
 #define EMU_UAR_CQ_DB_OFFSET 0x020
@@ -42,5 +43,17 @@ void emu_uar_free(struct emu_uar *uar);
  * any doorbell was new (the caller polls again soon), false when idle.
  */
 bool emu_uar_poll(struct emu_nic *nic);
+
+/* The UAR with this page id on this device, or NULL. Valid until emu_uar_free(). */
+struct emu_uar *emu_uar_lookup(struct emu_nic *nic, uint32_t page_id);
+
+/*
+ * Watches qp's doorbells on uar (qp->p.uar): a doorbell naming the QP, or in
+ * doorbell-record mode a change of its doorbell record, hands the new
+ * producer index to emu_qp_sq_doorbell(). Call emu_uar_qp_unbind() before
+ * the QP is destroyed; freeing the UAR drops its bindings. errno-style.
+ */
+int emu_uar_qp_bind(struct emu_uar *uar, struct emu_qp *qp);
+void emu_uar_qp_unbind(struct emu_qp *qp);
 
 #endif /* EMU_UAR_H */

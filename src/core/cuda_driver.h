@@ -48,6 +48,8 @@ typedef unsigned long long core_cu_deviceptr;
     X(cuCtxSetCurrent, "cuCtxSetCurrent", (core_cu_context ctx))                                  \
     X(cuPointerGetAttribute, "cuPointerGetAttribute",                                             \
       (void *data, int attribute, core_cu_deviceptr ptr))                                         \
+    X(cuMemAlloc, "cuMemAlloc_v2", (core_cu_deviceptr * ptr, size_t bytes))                       \
+    X(cuMemFree, "cuMemFree_v2", (core_cu_deviceptr ptr))                                         \
     X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *dst, core_cu_deviceptr src, size_t bytes))          \
     X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (core_cu_deviceptr dst, const void *src, size_t bytes))    \
     X(cuMemGetHandleForAddressRange, "cuMemGetHandleForAddressRange",                             \

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Operations of the standard-verbs provider that the context's tables point to. */
+#ifndef EMU_ABI_VERBS_INT_H
+#define EMU_ABI_VERBS_INT_H
+
+#include <infiniband/verbs.h>
+
+int emu_verbs_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int emu_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
+                                         struct ibv_cq_init_attr_ex *attr);
+int emu_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+int emu_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
+                                      struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
+                                        struct ibv_srq_init_attr_ex *attr);
+
+/* The fd the device writes a channel's events to (verbs_channel.c). */
+int emu_channel_write_fd(struct ibv_comp_channel *channel);
+
+#endif /* EMU_ABI_VERBS_INT_H */

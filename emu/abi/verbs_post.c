@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The standard-verbs data path, as libmlx5 does it: work requests become mlx5
+ * WQEs in the QP's rings, the doorbell record publishes the producer counter,
+ * and the doorbell hands the new WQEs to the device.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "abi/context.h"
+#include "abi/verbs_int.h"
+#include "common/emu_log.h"
+#include "engine/engine.h"
+#include "nic/mem.h"
+#include "nic/nic.h"
+#include "nic/qp.h"
+#include "nic/srq.h"
+#include "prm/mlx5_wqe.h"
+#include "prm/prm_qp.h"
+
+#define POST_LKEY_STOP 0x100u /* mlx5's invalid lkey: ends a receive WQE's scatter list */
+
+static int post_opcode(enum ibv_wr_opcode op, uint8_t *out)
+{
+    switch (op) {
+    case IBV_WR_RDMA_WRITE:
+        *out = PRM_WQE_OPCODE_RDMA_WRITE;
+        return 0;
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+        *out = PRM_WQE_OPCODE_RDMA_WRITE_IMM;
+        return 0;
+    case IBV_WR_SEND:
+        *out = PRM_WQE_OPCODE_SEND;
+        return 0;
+    case IBV_WR_SEND_WITH_IMM:
+        *out = PRM_WQE_OPCODE_SEND_IMM;
+        return 0;
+    case IBV_WR_RDMA_READ:
+        *out = PRM_WQE_OPCODE_RDMA_READ;
+        return 0;
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+        *out = PRM_WQE_OPCODE_ATOMIC_CS;
+        return 0;
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+        *out = PRM_WQE_OPCODE_ATOMIC_FA;
+        return 0;
+    default:
+        return EINVAL;
+    }
+}
+
+/* Builds one WQE into buf; returns its DS count, or 0 with a logged reason. */
+static uint32_t post_build(struct emu_qp *qp, const struct ibv_send_wr *wr, uint8_t opcode,
+                           uint8_t *buf)
+{
+    uint32_t off = sizeof(struct prm_wqe_ctrl_seg);
+    uint8_t fm_ce_se = 0;
+    uint32_t imm = 0;
+
+    if (opcode == PRM_WQE_OPCODE_RDMA_WRITE || opcode == PRM_WQE_OPCODE_RDMA_WRITE_IMM ||
+        opcode == PRM_WQE_OPCODE_RDMA_READ) {
+        prm_wqe_set_raddr_seg((void *)(buf + off), wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
+        off += sizeof(struct prm_wqe_raddr_seg);
+    } else if (opcode == PRM_WQE_OPCODE_ATOMIC_CS || opcode == PRM_WQE_OPCODE_ATOMIC_FA) {
+        prm_wqe_set_raddr_seg((void *)(buf + off), wr->wr.atomic.remote_addr, wr->wr.atomic.rkey);
+        off += sizeof(struct prm_wqe_raddr_seg);
+        prm_wqe_set_atomic_seg((void *)(buf + off), wr->wr.atomic.compare_add,
+                               opcode == PRM_WQE_OPCODE_ATOMIC_CS ? wr->wr.atomic.compare_add : 0);
+        if (opcode == PRM_WQE_OPCODE_ATOMIC_CS)
+            prm_wqe_set_atomic_seg((void *)(buf + off), wr->wr.atomic.swap,
+                                   wr->wr.atomic.compare_add);
+        off += sizeof(struct prm_wqe_atomic_seg);
+        if (wr->num_sge != 1 || wr->sg_list[0].length != 8) {
+            EMU_LOG_ERR("ibv_post_send: an atomic needs one 8-byte SGE (num_sge %d)", wr->num_sge);
+            return 0;
+        }
+    }
+    if ((wr->send_flags & IBV_SEND_INLINE) && opcode != PRM_WQE_OPCODE_RDMA_READ &&
+        opcode != PRM_WQE_OPCODE_ATOMIC_CS && opcode != PRM_WQE_OPCODE_ATOMIC_FA) {
+        struct prm_wqe_inline_seg *seg = (void *)(buf + off);
+        uint8_t *data = prm_wqe_inline_data(seg);
+        uint32_t len = 0;
+
+        for (int i = 0; i < wr->num_sge; i++)
+            len += wr->sg_list[i].length;
+        if (len > qp->max_inline) {
+            EMU_LOG_ERR("ibv_post_send: %u inline bytes exceed the QP's max_inline_data %u", len,
+                        qp->max_inline);
+            return 0;
+        }
+        for (int i = 0; i < wr->num_sge; i++) {
+            memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+            data += wr->sg_list[i].length;
+        }
+        prm_wqe_set_inline_seg(seg, len);
+        off += prm_wqe_inline_ds(len) * PRM_WQE_DS_SIZE;
+    } else {
+        if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge) {
+            EMU_LOG_ERR("ibv_post_send: num_sge %d exceeds the QP's max_send_sge %u", wr->num_sge,
+                        qp->max_send_sge);
+            return 0;
+        }
+        for (int i = 0; i < wr->num_sge; i++) {
+            prm_wqe_set_data_seg((void *)(buf + off), wr->sg_list[i].length, wr->sg_list[i].lkey,
+                                 wr->sg_list[i].addr);
+            off += sizeof(struct prm_wqe_data_seg);
+        }
+    }
+    if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+        fm_ce_se |= PRM_WQE_CTRL_CQ_UPDATE;
+    if (wr->send_flags & IBV_SEND_SOLICITED)
+        fm_ce_se |= PRM_WQE_CTRL_SOLICITED;
+    if (wr->send_flags & IBV_SEND_FENCE)
+        fm_ce_se |= PRM_WQE_CTRL_FM_SMALL_AND_FENCE;
+    if (opcode == PRM_WQE_OPCODE_RDMA_WRITE_IMM || opcode == PRM_WQE_OPCODE_SEND_IMM)
+        imm = wr->imm_data;
+    prm_wqe_set_ctrl_seg((void *)buf, (uint16_t)qp->sq_producer, opcode, 0, qp->qpn, fm_ce_se,
+                         (uint8_t)prm_wqe_ds_count(off), 0, imm);
+    return prm_wqe_ds_count(off);
+}
+
+int emu_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+    struct emu_qp *qp = (struct emu_qp *)ibqp;
+    uint32_t sq_size = 1u << qp->p.log_sq_size;
+    uint8_t buf[PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE];
+    int err = 0;
+
+    pthread_mutex_lock(&qp->post_lock);
+    if (ibqp->state < IBV_QPS_RTS) {
+        EMU_LOG_ERR("ibv_post_send: QP 0x%x is not ready to send (state %d; RTS needed)", qp->qpn,
+                    ibqp->state);
+        err = EINVAL;
+    }
+    for (; err == 0 && wr != NULL; wr = wr->next) {
+        uint8_t opcode;
+        uint32_t ds, bbs, idx;
+
+        if (post_opcode(wr->opcode, &opcode) != 0) {
+            EMU_LOG_ERR("ibv_post_send: opcode %d is not supported on RC QPs of this device",
+                        wr->opcode);
+            err = EINVAL;
+            break;
+        }
+        memset(buf, 0, sizeof(buf));
+        ds = post_build(qp, wr, opcode, buf);
+        if (ds == 0) {
+            err = EINVAL;
+            break;
+        }
+        bbs = prm_wqe_bb_count(ds);
+        if (qp->sq_producer + bbs - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) > sq_size) {
+            err = ENOMEM;
+            break;
+        }
+        idx = qp->sq_producer & (sq_size - 1);
+        for (uint32_t i = 0; i < bbs; i++)
+            emu_mem_write(qp->p.wq_gpu,
+                          (uintptr_t)prm_wqe_slot((void *)emu_qp_sq_base(qp), qp->sq_producer + i,
+                                                  qp->p.log_sq_size),
+                          buf + i * PRM_WQE_BB_SIZE, PRM_WQE_BB_SIZE);
+        qp->sq_wrid[idx] = wr->wr_id;
+        qp->sq_wqe_next[idx] = qp->sq_producer + bbs;
+        qp->sq_producer += bbs;
+    }
+    if (err != 0)
+        *bad = wr;
+    /* Release: the WQEs are in the ring before the doorbell record that publishes them. */
+    __atomic_store_n((uint32_t *)qp->p.dbrec + 1, htobe32(qp->sq_producer & 0xffff),
+                     __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&qp->post_lock);
+    /* The doorbell: no UAR page for standard QPs, the device is told directly. */
+    emu_qp_sq_doorbell(qp, qp->sq_producer & 0xffff);
+    return err;
+}
+
+/* Writes one receive WQE's scatter list at dst (stride bytes, terminated when shorter). */
+static int post_recv_wqe(uint8_t *dst, uint32_t stride, const struct ibv_recv_wr *wr)
+{
+    uint32_t nseg = stride / 16;
+
+    if (wr->num_sge < 0 || (uint32_t)wr->num_sge > nseg) {
+        EMU_LOG_ERR("ibv_post_recv: num_sge %d exceeds the queue's %u", wr->num_sge, nseg);
+        return EINVAL;
+    }
+    for (int i = 0; i < wr->num_sge; i++)
+        prm_wqe_set_data_seg((void *)(dst + 16 * i), wr->sg_list[i].length, wr->sg_list[i].lkey,
+                             wr->sg_list[i].addr);
+    if ((uint32_t)wr->num_sge < nseg)
+        prm_wqe_set_data_seg((void *)(dst + 16 * wr->num_sge), 0, POST_LKEY_STOP, 0);
+    return 0;
+}
+
+int emu_verbs_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+    struct emu_qp *qp = (struct emu_qp *)ibqp;
+    uint32_t stride = emu_qp_rq_stride(qp), size = 1u << qp->p.log_rq_size;
+    int err = 0;
+
+    if (qp->p.srq != NULL) {
+        EMU_LOG_ERR("ibv_post_recv: QP 0x%x receives from an SRQ; post to the SRQ", qp->qpn);
+        *bad = wr;
+        return EINVAL;
+    }
+    pthread_mutex_lock(&qp->post_lock);
+    if (ibqp->state == IBV_QPS_RESET) {
+        EMU_LOG_ERR("ibv_post_recv: QP 0x%x is in RESET", qp->qpn);
+        err = EINVAL;
+    }
+    for (; err == 0 && wr != NULL; wr = wr->next) {
+        uint32_t idx = qp->rq_producer & (size - 1);
+
+        if (qp->rq_producer - __atomic_load_n(&qp->rq_tail, __ATOMIC_ACQUIRE) >= size) {
+            err = ENOMEM;
+            break;
+        }
+        err = post_recv_wqe((uint8_t *)qp->p.wq + (size_t)idx * stride, stride, wr);
+        if (err != 0)
+            break;
+        qp->rq_wrid[idx] = wr->wr_id;
+        qp->rq_producer++;
+    }
+    if (err != 0)
+        *bad = wr;
+    /* Release: the WQEs are written before the counter that hands them to the device. */
+    __atomic_store_n((uint32_t *)qp->p.dbrec, htobe32(qp->rq_producer & 0xffff), __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&qp->post_lock);
+    if (ibqp->state == IBV_QPS_ERR) {
+        /* Receives posted to a QP in error are flushed at once. */
+        pthread_mutex_lock(&qp->lock);
+        emu_engine_rq_flush(qp);
+        pthread_mutex_unlock(&qp->lock);
+    }
+    return err;
+}
+
+int emu_verbs_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+    struct emu_srq *srq = (struct emu_srq *)ibsrq;
+    uint32_t stride = 16u << srq->p.log_stride, size = 1u << srq->p.log_size;
+    int err = 0;
+
+    pthread_mutex_lock(&srq->post_lock);
+    for (; wr != NULL; wr = wr->next) {
+        uint32_t idx = srq->producer & (size - 1);
+        uint8_t *dst = (uint8_t *)srq->p.ring + (size_t)idx * stride;
+
+        if (srq->producer - __atomic_load_n(&srq->tail, __ATOMIC_ACQUIRE) >= size) {
+            err = ENOMEM;
+            break;
+        }
+        /* Next segment: the following WQE index, as mlx5 SRQ WQEs link. */
+        memset(dst, 0, 16);
+        *(uint16_t *)(dst + 2) = htobe16((uint16_t)((idx + 1) & (size - 1)));
+        err = post_recv_wqe(dst + 16, stride - 16, wr);
+        if (err != 0)
+            break;
+        srq->wrid[idx] = wr->wr_id;
+        srq->producer++;
+    }
+    if (err != 0)
+        *bad = wr;
+    /* Release: the WQEs are written before the counter that hands them to the device. */
+    __atomic_store_n((uint32_t *)srq->p.dbrec, htobe32(srq->producer & 0xffff), __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&srq->post_lock);
+    return err;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Queue pairs of the standard verbs (RC only): the work-queue buffer laid out
+ * as libmlx5 does (RQ, then SQ of 64-byte basic blocks), a doorbell record,
+ * and the RC state machine with the IB specification's attribute masks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi/context.h"
+#include "abi/verbs_int.h"
+#include "common/emu_log.h"
+#include "nic/caps.h"
+#include "nic/cq.h"
+#include "nic/mr.h"
+#include "nic/nic.h"
+#include "nic/qp.h"
+#include "nic/srq.h"
+#include "prm/mlx5_wqe.h"
+#include "prm/prm_qp.h"
+
+#define EMU_EXPORT __attribute__((visibility("default")))
+
+static uint32_t qp_log2_ceil(uint32_t v)
+{
+    uint32_t log = 0;
+
+    while ((1u << log) < v)
+        log++;
+    return log;
+}
+
+/* Basic blocks of the largest WQE the QP's limits allow. */
+static uint32_t qp_wqe_bbs(uint32_t max_sge, uint32_t max_inline)
+{
+    uint32_t seg = sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg);
+    uint32_t data = max_sge * (uint32_t)sizeof(struct prm_wqe_data_seg);
+    uint32_t inl = (uint32_t)sizeof(struct prm_wqe_inline_seg) + max_inline;
+    uint32_t atomic = sizeof(struct prm_wqe_atomic_seg) + sizeof(struct prm_wqe_data_seg);
+
+    if (inl > data)
+        data = inl;
+    if (atomic > data)
+        data = atomic;
+    return prm_wqe_bb_count(prm_wqe_ds_count(seg + data));
+}
+
+struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a)
+{
+    struct emu_nic *nic = emu_nic_of_ctx(context);
+    struct ibv_qp_cap *cap = &a->cap;
+    struct emu_qp_params p = {0};
+    struct emu_qp *qp;
+    uint32_t bbs, sq_bytes, rq_bytes, rq_count = 0, rq_stride = 16;
+    void *wq;
+    int err;
+
+    if (a->qp_type != IBV_QPT_RC) {
+        EMU_LOG_ERR("ibv_create_qp: QP type %d is not supported; softmlx5 offers RC only",
+                    a->qp_type);
+        errno = EOPNOTSUPP;
+        return NULL;
+    }
+    if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL || a->send_cq == NULL ||
+        a->recv_cq == NULL ||
+        (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))) {
+        EMU_LOG_ERR("ibv_create_qp: a PD, a send CQ and a receive CQ are required (comp_mask "
+                    "0x%x)",
+                    a->comp_mask);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (cap->max_send_wr > (1u << EMU_LOG_MAX_QP_SZ) ||
+        cap->max_recv_wr > (1u << EMU_LOG_MAX_QP_SZ) || cap->max_send_sge > EMU_MAX_SGE ||
+        cap->max_recv_sge > EMU_MAX_SGE || cap->max_inline_data > EMU_MAX_INLINE) {
+        EMU_LOG_ERR("ibv_create_qp: capabilities exceed the device's (send_wr %u, recv_wr %u of "
+                    "%u; sge %u/%u of %d; inline %u of %d)",
+                    cap->max_send_wr, cap->max_recv_wr, 1u << EMU_LOG_MAX_QP_SZ, cap->max_send_sge,
+                    cap->max_recv_sge, EMU_MAX_SGE, cap->max_inline_data, EMU_MAX_INLINE);
+        errno = EINVAL;
+        return NULL;
+    }
+    bbs = qp_wqe_bbs(cap->max_send_sge ? cap->max_send_sge : 1, cap->max_inline_data);
+    p.log_sq_size = qp_log2_ceil((cap->max_send_wr ? cap->max_send_wr : 1) * bbs);
+    if (p.log_sq_size > EMU_LOG_MAX_QP_SZ) {
+        EMU_LOG_ERR("ibv_create_qp: %u send WRs of %u basic blocks exceed the send queue limit",
+                    cap->max_send_wr, bbs);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (a->srq == NULL) {
+        rq_stride = 16u << qp_log2_ceil(cap->max_recv_sge ? cap->max_recv_sge : 1);
+        rq_count = 1u << qp_log2_ceil(cap->max_recv_wr ? cap->max_recv_wr : 1);
+        p.log_rq_size = qp_log2_ceil(rq_count);
+        p.log_rq_stride = qp_log2_ceil(rq_stride / 16);
+    } else {
+        p.rq_size_zero = true;
+        p.srq = (struct emu_srq *)a->srq;
+    }
+    sq_bytes = PRM_WQE_BB_SIZE << p.log_sq_size;
+    rq_bytes = rq_count * rq_stride;
+    if (posix_memalign(&wq, 4096, sq_bytes + rq_bytes) != 0) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    memset(wq, 0, sq_bytes + rq_bytes);
+    p.pd = emu_pd_of(a->pd);
+    p.send_cq = (struct emu_cq *)a->send_cq;
+    p.recv_cq = (struct emu_cq *)a->recv_cq;
+    p.wq = (uintptr_t)wq;
+    p.dbrec = (uintptr_t)calloc(1, 64);
+    if (p.dbrec == 0) {
+        free(wq);
+        errno = ENOMEM;
+        return NULL;
+    }
+    err = emu_qp_create(nic, &p, &qp);
+    if (err != 0) {
+        free((void *)p.dbrec);
+        free(wq);
+        errno = err;
+        return NULL;
+    }
+    qp->sq_wrid = calloc(1u << p.log_sq_size, sizeof(*qp->sq_wrid));
+    qp->sq_wqe_next = calloc(1u << p.log_sq_size, sizeof(*qp->sq_wqe_next));
+    qp->rq_wrid = calloc(rq_count ? rq_count : 1, sizeof(*qp->rq_wrid));
+    qp->wq_alloc = wq;
+    qp->dbrec_alloc = (void *)p.dbrec;
+    if (qp->sq_wrid == NULL || qp->sq_wqe_next == NULL || qp->rq_wrid == NULL) {
+        free(qp->sq_wrid);
+        free(qp->sq_wqe_next);
+        free(qp->rq_wrid);
+        emu_qp_destroy(qp);
+        free((void *)p.dbrec);
+        free(wq);
+        errno = ENOMEM;
+        return NULL;
+    }
+    qp->sq_sig_all = a->sq_sig_all != 0;
+    qp->max_send_sge = cap->max_send_sge ? cap->max_send_sge : 1;
+    qp->max_recv_sge = rq_stride / 16;
+    qp->max_inline = (bbs * PRM_WQE_BB_SIZE) -
+                     (uint32_t)(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) +
+                                sizeof(struct prm_wqe_inline_seg));
+    qp->max_send_wr = (1u << p.log_sq_size) / bbs;
+    qp->max_recv_wr = rq_count;
+    cap->max_send_wr = qp->max_send_wr;
+    cap->max_recv_wr = qp->max_recv_wr;
+    cap->max_send_sge = qp->max_send_sge;
+    cap->max_recv_sge = a->srq ? cap->max_recv_sge : qp->max_recv_sge;
+    cap->max_inline_data = qp->max_inline;
+    qp->ibv.context = context;
+    qp->ibv.qp_context = a->qp_context;
+    qp->ibv.pd = a->pd;
+    qp->ibv.send_cq = a->send_cq;
+    qp->ibv.recv_cq = a->recv_cq;
+    qp->ibv.srq = a->srq;
+    qp->ibv.handle = qp->qpn;
+    qp->ibv.qp_num = qp->qpn;
+    qp->ibv.state = IBV_QPS_RESET;
+    qp->ibv.qp_type = IBV_QPT_RC;
+    pthread_mutex_init(&qp->ibv.mutex, NULL);
+    pthread_cond_init(&qp->ibv.cond, NULL);
+    return &qp->ibv;
+}
+
+EMU_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+    struct ibv_qp_init_attr_ex ex;
+    struct ibv_qp *qp;
+
+    if (pd == NULL || attr == NULL || !emu_context_is_ours(pd->context)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    memset(&ex, 0, sizeof(ex));
+    memcpy(&ex, attr, sizeof(*attr));
+    ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+    ex.pd = pd;
+    qp = emu_verbs_create_qp_ex(pd->context, &ex);
+    if (qp != NULL)
+        attr->cap = ex.cap;
+    return qp;
+}
+
+EMU_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
+{
+    struct emu_qp *qp = (struct emu_qp *)ibqp;
+    void *wq, *dbrec;
+    uint64_t *sq_wrid, *rq_wrid;
+    uint32_t *next;
+    struct emu_cq *cqs[2];
+
+    if (ibqp == NULL)
+        return EINVAL;
+    wq = qp->wq_alloc;
+    dbrec = qp->dbrec_alloc;
+    sq_wrid = qp->sq_wrid;
+    rq_wrid = qp->rq_wrid;
+    next = qp->sq_wqe_next;
+    cqs[0] = qp->p.send_cq;
+    cqs[1] = qp->p.recv_cq;
+    emu_qp_destroy(qp);
+    /* The CQs' pollers cache the last QP they saw. */
+    for (int i = 0; i < 2; i++) {
+        pthread_mutex_lock(&cqs[i]->poll_lock);
+        if (cqs[i]->last_qp == qp)
+            cqs[i]->last_qp = NULL;
+        pthread_mutex_unlock(&cqs[i]->poll_lock);
+    }
+    free(sq_wrid);
+    free(rq_wrid);
+    free(next);
+    free(wq);
+    free(dbrec);
+    return 0;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The DevX command dispatcher: mailbox checks, the opcode table, status, syndrome and the log. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/emu_log.h"
+#include "devx/devx.h"
+#include "devx/internal.h"
+#include "devx/syndrome.h"
+#include "nic/caps.h"
+#include "nic/nic.h"
+#include "prm/prm_cmd.h"
+#include "prm/prm_cq.h"
+#include "prm/prm_hca_cap.h"
+#include "prm/prm_qp.h"
+#include "prm/prm_status.h"
+
+/* ALLOC_PD / DEALLOC_PD mailboxes: the header and the PD number. */
+#define DEVX_PD_IN_SIZE  0x10
+#define DEVX_PD_OUT_SIZE 0x10
+
+struct devx_op {
+    uint16_t opcode;
+    size_t in_size; /* smallest input the command needs */
+    size_t out_size;
+    enum emu_devx_kind kind;
+    enum emu_devx_obj obj;
+    uint8_t (*handler)(struct devx_cmd *c);
+};
+
+static const struct devx_op devx_ops[] = {
+        {PRM_CMD_QUERY_HCA_CAP, PRM_QUERY_HCA_CAP_IN_SIZE, PRM_QUERY_HCA_CAP_OUT_SIZE,
+         EMU_DEVX_GENERAL, EMU_DEVX_OBJ_NONE, devx_query_hca_cap},
+        {PRM_CMD_ALLOC_PD, DEVX_PD_IN_SIZE, DEVX_PD_OUT_SIZE, EMU_DEVX_CREATE, EMU_DEVX_OBJ_PD,
+         devx_alloc_pd},
+        {PRM_CMD_DEALLOC_PD, DEVX_PD_IN_SIZE, DEVX_PD_OUT_SIZE, EMU_DEVX_DESTROY, EMU_DEVX_OBJ_PD,
+         devx_dealloc_pd},
+        {PRM_CMD_CREATE_CQ, PRM_CREATE_CQ_IN_SIZE, PRM_CREATE_CQ_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_CQ, devx_create_cq},
+        {PRM_CMD_DESTROY_CQ, PRM_DESTROY_CQ_IN_SIZE, PRM_DESTROY_CQ_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_CQ, devx_destroy_cq},
+        {PRM_CMD_QUERY_CQ, PRM_QUERY_CQ_IN_SIZE, PRM_QUERY_CQ_OUT_SIZE, EMU_DEVX_QUERY,
+         EMU_DEVX_OBJ_CQ, devx_query_cq},
+        {PRM_CMD_CREATE_QP, PRM_CREATE_QP_IN_SIZE, PRM_CREATE_QP_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_QP, devx_create_qp},
+        {PRM_CMD_DESTROY_QP, PRM_DESTROY_QP_IN_SIZE, PRM_DESTROY_QP_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_QP, devx_destroy_qp},
+        {PRM_CMD_QUERY_QP, PRM_QUERY_QP_IN_SIZE, PRM_QUERY_QP_OUT_SIZE, EMU_DEVX_QUERY,
+         EMU_DEVX_OBJ_QP, devx_query_qp},
+        {PRM_CMD_RST2INIT_QP, PRM_RST2INIT_QP_IN_SIZE, PRM_RST2INIT_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_INIT2INIT_QP, PRM_INIT2INIT_QP_IN_SIZE, PRM_INIT2INIT_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_INIT2RTR_QP, PRM_INIT2RTR_QP_IN_SIZE, PRM_INIT2RTR_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_RTR2RTS_QP, PRM_RTR2RTS_QP_IN_SIZE, PRM_RTR2RTS_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_RTS2RTS_QP, PRM_RTS2RTS_QP_IN_SIZE, PRM_RTS2RTS_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_SQERR2RTS_QP, PRM_SQERR2RTS_QP_IN_SIZE, PRM_SQERR2RTS_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_2ERR_QP, PRM_2ERR_QP_IN_SIZE, PRM_2ERR_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_2RST_QP, PRM_2RST_QP_IN_SIZE, PRM_2RST_QP_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_QP, devx_modify_qp},
+};
+
+static const struct devx_op *devx_op_find(uint16_t opcode)
+{
+    for (size_t i = 0; i < sizeof(devx_ops) / sizeof(devx_ops[0]); i++)
+        if (devx_ops[i].opcode == opcode)
+            return &devx_ops[i];
+    return NULL;
+}
+
+void emu_devx_cmd_classify(uint16_t opcode, struct emu_devx_cmd_info *info)
+{
+    const struct devx_op *op = devx_op_find(opcode);
+
+    info->kind = op != NULL ? op->kind : EMU_DEVX_GENERAL;
+    info->obj = op != NULL ? op->obj : EMU_DEVX_OBJ_NONE;
+}
+
+static struct devx_dev devx_devs[EMU_MAX_DEVICES];
+static pthread_once_t devx_once = PTHREAD_ONCE_INIT;
+
+static void devx_devs_init(void)
+{
+    for (int i = 0; i < EMU_MAX_DEVICES; i++)
+        pthread_mutex_init(&devx_devs[i].lock, NULL);
+}
+
+struct devx_dev *devx_dev_of(struct emu_nic *nic)
+{
+    pthread_once(&devx_once, devx_devs_init);
+    return &devx_devs[nic->index];
+}
+
+int emu_devx_status_errno(uint8_t status)
+{
+    switch (status) {
+    case PRM_CMD_STAT_OK:
+        return 0;
+    case PRM_CMD_STAT_RESOURCE_BUSY:
+        return EBUSY;
+    case PRM_CMD_STAT_EXCEED_LIM:
+        return ENOMEM;
+    case PRM_CMD_STAT_NO_RESOURCES:
+        return EAGAIN;
+    case PRM_CMD_STAT_BAD_OP:
+    case PRM_CMD_STAT_BAD_PARAM:
+    case PRM_CMD_STAT_BAD_RESOURCE:
+    case PRM_CMD_STAT_BAD_RES_STATE:
+    case PRM_CMD_STAT_BAD_INDEX:
+    case PRM_CMD_STAT_BAD_RESOURCE_STATE:
+    case PRM_CMD_STAT_BAD_PKT:
+    case PRM_CMD_STAT_BAD_SIZE:
+        return EINVAL;
+    default:
+        return EIO;
+    }
+}
+
+bool emu_devx_no_dbr_supported(void)
+{
+    const char *v = getenv("SOFTMLX5_NO_DBR");
+
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+static void devx_log_failure(const struct devx_cmd *c, uint8_t status)
+{
+    char line[160];
+
+    prm_cmd_status_describe(line, sizeof(line), c->opcode, status, c->syndrome);
+    EMU_LOG_ERR("device %s: %s (op_mod 0x%x): %s", c->nic->ibdev.name, line,
+                (unsigned int)c->op_mod, c->reason != NULL ? c->reason : "no reason given");
+}
+
+int emu_devx_cmd(struct emu_nic *nic, const void *in, size_t inlen, void *out, size_t outlen)
+{
+    struct devx_cmd c = {.nic = nic, .in = in, .inlen = inlen, .out = out, .outlen = outlen};
+    const struct devx_op *op;
+    struct devx_dev *d;
+    uint8_t status;
+
+    /* Without room for the headers there is no command to answer (the kernel refuses it). */
+    if (nic == NULL || in == NULL || out == NULL || inlen < PRM_CMD_HDR_IN_SIZE / 2 ||
+        outlen < PRM_CMD_HDR_OUT_SIZE / 2) {
+        EMU_LOG_ERR("DevX command with a %zu-byte input and a %zu-byte output mailbox: both "
+                    "need at least 8 bytes",
+                    inlen, outlen);
+        return EINVAL;
+    }
+    c.opcode = (uint16_t)PRM_GET(in, PRM_CMD_OPCODE);
+    c.op_mod = (uint16_t)PRM_GET(in, PRM_CMD_OP_MOD);
+    memset(out, 0, outlen);
+    op = devx_op_find(c.opcode);
+    if (op == NULL)
+        status = devx_fail(&c, PRM_CMD_STAT_BAD_OP, DEVX_SYND_BAD_OPCODE,
+                           "the device does not implement this opcode");
+    else if (inlen < op->in_size)
+        status = devx_fail(&c, PRM_CMD_STAT_BAD_INPUT_LEN, DEVX_SYND_INPUT_LEN,
+                           "input mailbox shorter than the command");
+    else if (outlen < op->out_size)
+        status = devx_fail(&c, PRM_CMD_STAT_BAD_OUTPUT_LEN, DEVX_SYND_OUTPUT_LEN,
+                           "output mailbox shorter than the answer");
+    else {
+        d = devx_dev_of(nic);
+        pthread_mutex_lock(&d->lock);
+        status = op->handler(&c);
+        pthread_mutex_unlock(&d->lock);
+    }
+    if (status != PRM_CMD_STAT_OK) {
+        /* A failed command answers only its header. */
+        memset(out, 0, outlen < PRM_CMD_HDR_OUT_SIZE ? outlen : PRM_CMD_HDR_OUT_SIZE);
+        PRM_SET(out, PRM_CMD_STATUS, status);
+        PRM_SET(out, PRM_CMD_SYNDROME, c.syndrome);
+        devx_log_failure(&c, status);
+        return EREMOTEIO;
+    }
+    EMU_LOG_DBG("device %s: %s (op_mod 0x%x) succeeded", nic->ibdev.name,
+                prm_cmd_opcode_name(c.opcode), (unsigned int)c.op_mod);
+    return 0;
+}
+
+int emu_devx_obj_destroy(struct emu_nic *nic, enum emu_devx_obj obj, uint32_t id)
+{
+    uint8_t in[PRM_CMD_HDR_IN_SIZE] = {0};
+    uint8_t out[PRM_CMD_HDR_OUT_SIZE] = {0};
+    uint16_t opcode;
+    int err;
+
+    switch (obj) {
+    case EMU_DEVX_OBJ_PD:
+        opcode = PRM_CMD_DEALLOC_PD;
+        break;
+    case EMU_DEVX_OBJ_CQ:
+        opcode = PRM_CMD_DESTROY_CQ;
+        break;
+    case EMU_DEVX_OBJ_QP:
+        opcode = PRM_CMD_DESTROY_QP;
+        break;
+    default:
+        return EINVAL;
+    }
+    PRM_SET(in, PRM_CMD_OPCODE, opcode);
+    PRM_SET(in, EMU_DEVX_OBJ_ID, id);
+    err = emu_devx_cmd(nic, in, sizeof(in), out, sizeof(out));
+    if (err == EREMOTEIO)
+        return emu_devx_status_errno((uint8_t)PRM_GET(out, PRM_CMD_STATUS));
+    return err;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the DevX command handlers share: the command being executed and the per-device state. */
+#ifndef EMU_DEVX_INTERNAL_H
+#define EMU_DEVX_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prm/prm_bits.h"
+
+struct emu_nic;
+struct emu_cq;
+struct emu_qp;
+struct emu_pd;
+struct emu_umem;
+struct emu_uar;
+
+/* One command in execution. Handlers fill `out` past the header and return a status. */
+struct devx_cmd {
+    struct emu_nic *nic;
+    const void *in;
+    size_t inlen;
+    void *out;
+    size_t outlen;
+    uint16_t opcode;
+    uint16_t op_mod;
+    uint32_t syndrome;  /* set with a failing status */
+    const char *reason; /* what was wrong, for the log line */
+};
+
+/* Records a failure: returns status, so handlers write `return devx_fail(c, ...)`. */
+static inline uint8_t devx_fail(struct devx_cmd *c, uint8_t status, uint32_t syndrome,
+                                const char *reason)
+{
+    c->syndrome = syndrome;
+    c->reason = reason;
+    return status;
+}
+
+/* DevX objects of a device, beside the engine's tables; guarded by `lock`. */
+struct devx_cq {
+    struct emu_cq *cq;
+    struct emu_umem *ring_umem;
+    struct emu_umem *dbr_umem;
+    uint32_t uar_page;
+    uint32_t eqn;
+    uint32_t dbr_umem_id;
+    uint64_t dbr_offset;
+    int qps; /* DevX QPs sending or receiving on it */
+};
+
+struct devx_qp {
+    struct emu_qp *qp;
+    struct emu_umem *wq_umem;
+    struct emu_umem *dbr_umem;
+    uint32_t pdn;
+    uint32_t cqn_snd;
+    uint32_t cqn_rcv;
+    uint32_t uar_page;
+    uint32_t dbr_umem_id;
+    uint64_t dbr_offset;
+    uint8_t send_dbr_mode;
+    uint8_t rq_type;
+    bool no_sq;
+    uint8_t pm_state;
+    uint8_t mtu;
+    uint8_t log_msg_max;
+};
+
+/* Objects by the table index of their number (CQN, QPN, PDN & EMU_OBJ_INDEX_MASK). */
+struct devx_map {
+    void **slots;
+    uint32_t capacity;
+};
+
+/* errno-style (ENOMEM). */
+int devx_map_set(struct devx_map *m, uint32_t index, void *obj);
+void *devx_map_get(const struct devx_map *m, uint32_t index);
+void devx_map_remove(struct devx_map *m, uint32_t index);
+
+struct devx_dev {
+    pthread_mutex_t lock; /* serialises commands of the device */
+    struct devx_map cqs;  /* struct devx_cq */
+    struct devx_map qps;  /* struct devx_qp */
+    struct devx_map pds;  /* PDs made by ALLOC_PD (struct emu_pd) */
+};
+
+/* The DevX state of a device (created on first use). */
+struct devx_dev *devx_dev_of(struct emu_nic *nic);
+
+/* The DevX CQ with this number, or NULL. */
+struct devx_cq *devx_cq_find(struct devx_dev *d, uint32_t cqn);
+
+/* The DevX QP with this number, or NULL. */
+struct devx_qp *devx_qp_find(struct devx_dev *d, uint32_t qpn);
+
+/* Command handlers (one file per object). */
+uint8_t devx_query_hca_cap(struct devx_cmd *c);
+uint8_t devx_alloc_pd(struct devx_cmd *c);
+uint8_t devx_dealloc_pd(struct devx_cmd *c);
+uint8_t devx_create_cq(struct devx_cmd *c);
+uint8_t devx_destroy_cq(struct devx_cmd *c);
+uint8_t devx_query_cq(struct devx_cmd *c);
+uint8_t devx_create_qp(struct devx_cmd *c);
+uint8_t devx_destroy_qp(struct devx_cmd *c);
+uint8_t devx_query_qp(struct devx_cmd *c);
+uint8_t devx_modify_qp(struct devx_cmd *c);
+
+/* Pointers into the mailboxes. */
+static inline const void *devx_in_at(const struct devx_cmd *c, size_t offset)
+{
+    return (const uint8_t *)c->in + offset;
+}
+
+static inline void *devx_out_at(const struct devx_cmd *c, size_t offset)
+{
+    return (uint8_t *)c->out + offset;
+}
+
+#endif /* EMU_DEVX_INTERNAL_H */

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The requester: reads send WQEs from the ring in order, checks their local
+ * keys, and sends each as one request frame, gathering the payload straight
+ * from registered memory. It runs in whichever thread rang the doorbell (or
+ * the progress thread, to resume after a fence, an RNR wait or an error).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/emu_log.h"
+#include "engine/engine.h"
+#include "engine/engine_int.h"
+#include "nic/caps.h"
+#include "nic/mem.h"
+#include "nic/mr.h"
+#include "nic/nic.h"
+#include "nic/qp.h"
+#include "prm/mlx5_cqe.h"
+#include "prm/mlx5_wqe.h"
+#include "prm/prm_qp.h"
+#include "wire/wire.h"
+
+#define SQ_MAX_IOV 32
+
+struct sq_wqe {
+    uint8_t buf[PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE];
+    uint8_t opcode, opmod, fm_ce_se;
+    uint32_t ds, bbs;
+    uint32_t imm; /* as stored (wire order) */
+};
+
+/* What one WQE needs from memory: its local segments, checked and held. */
+struct sq_local {
+    struct iovec iov[SQ_MAX_IOV];
+    struct emu_mr *mr[SQ_MAX_IOV];
+    uint64_t iova[SQ_MAX_IOV];
+    int count;
+    int held; /* keys held (emu_mr_put owed) */
+    uint32_t bytes;
+    void *bounce; /* GPU data gathered into host memory */
+};
+
+void engine_hdr_init(struct emu_wire_hdr *h, uint8_t type, uint32_t src_qpn, uint32_t dst_qpn,
+                     uint32_t psn)
+{
+    memset(h, 0, sizeof(*h));
+    h->magic = htobe32(EMU_WIRE_MAGIC);
+    h->version = EMU_WIRE_VERSION;
+    h->type = type;
+    h->src_qpn = htobe32(src_qpn);
+    h->dst_qpn = htobe32(dst_qpn);
+    h->psn = htobe32(psn);
+}
+
+static int sq_read_wqe(struct emu_qp *qp, uint32_t index, struct sq_wqe *w)
+{
+    uintptr_t base = emu_qp_sq_base(qp);
+    uint32_t mask = (1u << qp->p.log_sq_size) - 1;
+    const struct prm_wqe_ctrl_seg *ctrl = (const void *)w->buf;
+    uint32_t v;
+
+    if (emu_mem_read(qp->p.wq_gpu, base + ((uintptr_t)(index & mask) << PRM_WQE_BB_SHIFT), w->buf,
+                     PRM_WQE_BB_SIZE) != 0)
+        return EIO;
+    v = be32toh(ctrl->opmod_idx_opcode);
+    w->opcode = (uint8_t)v;
+    w->opmod = (uint8_t)(v >> 24);
+    w->ds = be32toh(ctrl->qpn_ds) & 0x3f;
+    w->fm_ce_se = ctrl->fm_ce_se;
+    w->imm = ctrl->imm;
+    if (w->ds == 0) {
+        EMU_LOG_ERR("QP 0x%x: send WQE %u has DS 0", qp->qpn, index & 0xffff);
+        return EINVAL;
+    }
+    w->bbs = prm_wqe_bb_count(w->ds);
+    if (w->bbs > (1u << qp->p.log_sq_size))
+        return EINVAL;
+    for (uint32_t i = 1; i < w->bbs; i++)
+        if (emu_mem_read(qp->p.wq_gpu, base + ((uintptr_t)((index + i) & mask) << PRM_WQE_BB_SHIFT),
+                         w->buf + i * PRM_WQE_BB_SIZE, PRM_WQE_BB_SIZE) != 0)
+            return EIO;
+    return 0;
+}
+
+static void sq_local_release(struct emu_qp *qp, struct sq_local *l)
+{
+    for (int i = 0; i < l->held; i++)
+        emu_mr_put(qp->nic);
+    l->held = 0;
+    free(l->bounce);
+    l->bounce = NULL;
+}
+
+/*
+ * Checks and holds the data segments from byte offset `off` of the WQE.
+ * Inline data is taken from the WQE copy. Returns 0 or a PRM syndrome.
+ */
+static uint8_t sq_local_gather(struct emu_qp *qp, struct sq_wqe *w, uint32_t off, int access,
+                               struct sq_local *l)
+{
+    uint32_t end = w->ds * PRM_WQE_DS_SIZE;
+    bool gpu = false;
+
+    memset(l, 0, sizeof(*l));
+    while (off + 4 <= end) {
+        const struct prm_wqe_data_seg *d = (const void *)(w->buf + off);
+        uint32_t bc = be32toh(d->byte_count);
+
+        if (bc & PRM_WQE_INLINE_SEG_FLAG) {
+            uint32_t len = bc & ~PRM_WQE_INLINE_SEG_FLAG;
+
+            if (off + 4 + len > end || l->count == SQ_MAX_IOV)
+                return PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+            l->iov[l->count].iov_base = w->buf + off + 4;
+            l->iov[l->count].iov_len = len;
+            l->mr[l->count++] = NULL;
+            l->bytes += len;
+            off += prm_wqe_inline_ds(len) * PRM_WQE_DS_SIZE;
+            continue;
+        }
+        if (off + sizeof(*d) > end)
+            break;
+        off += sizeof(*d);
+        if (bc == 0)
+            continue;
+        if (l->count == SQ_MAX_IOV)
+            return PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+        uint32_t lkey = be32toh(d->lkey);
+        uint64_t addr = be64toh(d->addr);
+        struct emu_mr *mr;
+        enum emu_mr_check r = emu_mr_get(qp->nic, lkey, qp->p.pd->pdn, addr, bc, access, &mr);
+
+        if (r != EMU_MR_OK) {
+            EMU_LOG_INFO("QP 0x%x: local key 0x%x, %u bytes at 0x%lx: %s", qp->qpn, lkey, bc,
+                         (unsigned long)addr, emu_mr_check_str(r));
+            return PRM_CQE_SYNDROME_LOCAL_PROT_ERR;
+        }
+        l->held++;
+        gpu |= mr->gpu;
+        l->mr[l->count] = mr;
+        l->iova[l->count] = addr;
+        l->iov[l->count].iov_base = emu_mr_host_ptr(mr, addr);
+        l->iov[l->count++].iov_len = bc;
+        l->bytes += bc;
+    }
+    if (gpu && !(access & IBV_ACCESS_LOCAL_WRITE)) {
+        /* GPU data goes out through one host copy. */
+        uint8_t *p = malloc(l->bytes ? l->bytes : 1);
+        uint32_t at = 0;
+
+        if (p == NULL)
+            return PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+        for (int i = 0; i < l->count; i++) {
+            if (l->mr[i] != NULL && l->mr[i]->gpu)
+                emu_mr_read(l->mr[i], l->iova[i], p + at, l->iov[i].iov_len);
+            else
+                memcpy(p + at, l->iov[i].iov_base, l->iov[i].iov_len);
+            at += (uint32_t)l->iov[i].iov_len;
+        }
+        l->bounce = p;
+        l->iov[0].iov_base = p;
+        l->iov[0].iov_len = l->bytes;
+        l->count = 1;
+    }
+    return 0;
+}
+
+enum sq_step { SQ_DONE, SQ_STALL };
+
+static bool sq_needs_response(uint8_t opcode)
+{
+    return opcode == PRM_WQE_OPCODE_RDMA_READ || opcode == PRM_WQE_OPCODE_ATOMIC_CS ||
+           opcode == PRM_WQE_OPCODE_ATOMIC_FA;
+}
+
+/* Adds the pending entry of the WQE (qp->lock held). */
+static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index, const struct sq_wqe *w,
+                                          uint32_t bytes)
+{
+    struct emu_pending *e = &qp->pending[qp->pending_tail & (qp->pending_size - 1)];
+
+    memset(e, 0, sizeof(*e));
+    e->wqe_index = index;
+    e->next_index = index + w->bbs;
+    e->opcode = w->opcode;
+    e->signaled = (w->fm_ce_se & PRM_WQE_CTRL_CE_MASK) >= PRM_WQE_CTRL_CQ_UPDATE;
+    e->byte_count = bytes;
+    e->psn = qp->next_psn++;
+    e->deadline_ns = emu_now_ns() + (uint64_t)emu_config_get()->retry_timeout_ms * 1000000ull;
+    e->needs_response = sq_needs_response(w->opcode);
+    if (e->needs_response)
+        qp->reads_in_flight++;
+    qp->pending_tail++;
+    /* The progress thread may sleep without a timeout: it has timers to run now. */
+    if (__atomic_add_fetch(&qp->nic->wire->inflight, 1, __ATOMIC_RELAXED) == 1)
+        emu_wire_kick(qp->nic);
+    return e;
+}
+
+/* A WQE that fails before it leaves: completes in order with `syndrome`. */
+static void sq_fail_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe *w,
+                          uint8_t syndrome)
+{
+    struct emu_pending *e;
+
+    pthread_mutex_lock(&qp->lock);
+    e = sq_pending_add(qp, index, w, 0);
+    if (e->needs_response)
+        qp->reads_in_flight--;
+    e->needs_response = false;
+    e->done = true;
+    e->syndrome = syndrome;
+    engine_complete(qp);
+    pthread_mutex_unlock(&qp->lock);
+}
+
+/* Builds and sends the request of one WQE (keys held in l). Returns 0 or a PRM syndrome. */
+static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, struct sq_local *l,
+                       const struct emu_wire_hdr *tmpl)
+{
+    struct emu_wire_hdr h = *tmpl;
+    struct emu_pending *e;
+    uint32_t psn;
+    bool carries = h.type != EMU_WIRE_READ_REQ && h.type != EMU_WIRE_ATOMIC;
+
+    pthread_mutex_lock(&qp->lock);
+    e = sq_pending_add(qp, index, w, l->bytes);
+    psn = e->psn;
+    pthread_mutex_unlock(&qp->lock);
+    h.psn = htobe32(psn);
+    h.payload_len = htobe32(carries ? l->bytes : 0);
+    if (emu_conn_send(qp->peer, &h, l->iov, carries ? l->count : 0) != 0) {
+        pthread_mutex_lock(&qp->lock);
+        e = engine_pending_find(qp, psn);
+        if (e != NULL) {
+            if (e->needs_response)
+                qp->reads_in_flight--;
+            e->done = true;
+            e->syndrome = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+        }
+        engine_complete(qp);
+        pthread_mutex_unlock(&qp->lock);
+    }
+    return 0;
+}
+
+static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
+{
+    const uint32_t off_raddr = sizeof(struct prm_wqe_ctrl_seg);
+    struct sq_wqe w;
+    struct sq_local l;
+    struct emu_wire_hdr h;
+    const struct prm_wqe_raddr_seg *ra = (const void *)(w.buf + off_raddr);
+    uint8_t synd = 0;
+    uint32_t max_rd;
+
+    if (sq_read_wqe(qp, index, &w) != 0) {
+        w.bbs = 1;
+        w.opcode = 0;
+        w.fm_ce_se = 0;
+        sq_fail_local(qp, index, &w, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+        qp->sq_consumer = index + 1;
+        return SQ_DONE;
+    }
+    pthread_mutex_lock(&qp->lock);
+    if (qp->state == PRM_QP_STATE_ERR) {
+        emu_engine_cqe_req_err(qp, index, w.opcode, PRM_CQE_SYNDROME_WR_FLUSH_ERR);
+        pthread_mutex_unlock(&qp->lock);
+        qp->sq_consumer = index + w.bbs;
+        return SQ_DONE;
+    }
+    max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+    if (qp->state != PRM_QP_STATE_RTS || qp->rnr_resume_ns != 0 ||
+        ((w.fm_ce_se & PRM_WQE_CTRL_FM_MASK) != 0 && qp->reads_in_flight > 0) ||
+        (sq_needs_response(w.opcode) && qp->reads_in_flight >= max_rd) ||
+        qp->pending_tail - qp->pending_head == qp->pending_size) {
+        pthread_mutex_unlock(&qp->lock);
+        return SQ_STALL;
+    }
+    pthread_mutex_unlock(&qp->lock);
+    qp->sq_consumer = index + w.bbs;
+
+    engine_hdr_init(&h, 0, qp->qpn, qp->attr.remote_qpn, 0);
+    switch (w.opcode) {
+    case PRM_WQE_OPCODE_NOP:
+        pthread_mutex_lock(&qp->lock);
+        sq_pending_add(qp, index, &w, 0)->done = true;
+        engine_complete(qp);
+        pthread_mutex_unlock(&qp->lock);
+        return SQ_DONE;
+    case PRM_WQE_OPCODE_RDMA_WRITE:
+    case PRM_WQE_OPCODE_RDMA_WRITE_IMM:
+        h.type = w.opcode == PRM_WQE_OPCODE_RDMA_WRITE ? EMU_WIRE_WRITE : EMU_WIRE_WRITE_IMM;
+        h.raddr = ra->raddr;
+        h.rkey = ra->rkey;
+        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), 0, &l);
+        break;
+    case PRM_WQE_OPCODE_SEND:
+    case PRM_WQE_OPCODE_SEND_IMM:
+        h.type = w.opcode == PRM_WQE_OPCODE_SEND ? EMU_WIRE_SEND : EMU_WIRE_SEND_IMM;
+        synd = sq_local_gather(qp, &w, off_raddr, 0, &l);
+        break;
+    case PRM_WQE_OPCODE_RDMA_READ:
+        h.type = EMU_WIRE_READ_REQ;
+        h.raddr = ra->raddr;
+        h.rkey = ra->rkey;
+        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), IBV_ACCESS_LOCAL_WRITE, &l);
+        h.dma_len = htobe32(l.bytes);
+        break;
+    case PRM_WQE_OPCODE_ATOMIC_CS:
+    case PRM_WQE_OPCODE_ATOMIC_FA: {
+        const struct prm_wqe_atomic_seg *a = (const void *)(ra + 1);
+
+        if (w.opmod != 0) {
+            synd = PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+            memset(&l, 0, sizeof(l));
+            break;
+        }
+        h.type = EMU_WIRE_ATOMIC;
+        h.op = w.opcode;
+        h.raddr = ra->raddr;
+        h.rkey = ra->rkey;
+        h.swap_add = a->swap_add;
+        h.compare = a->compare;
+        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra) + sizeof(*a), IBV_ACCESS_LOCAL_WRITE,
+                               &l);
+        if (synd == 0 && l.bytes != 8)
+            synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+        h.dma_len = htobe32(8);
+        break;
+    }
+    default:
+        EMU_LOG_ERR("QP 0x%x: send WQE %u has opcode 0x%x, which RC QPs of this device do not "
+                    "execute",
+                    qp->qpn, index & 0xffff, w.opcode);
+        memset(&l, 0, sizeof(l));
+        synd = PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+        break;
+    }
+    h.imm = w.imm;
+    h.flags = (w.fm_ce_se & PRM_WQE_CTRL_SOLICITED) ? EMU_WIRE_F_SOLICITED : 0;
+    if (synd == 0 && l.bytes > (1u << EMU_LOG_MAX_MSG))
+        synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+    if (synd == 0 && (qp->peer == NULL || __atomic_load_n(&qp->peer->dead, __ATOMIC_ACQUIRE)))
+        synd = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+    if (synd != 0)
+        sq_fail_local(qp, index, &w, synd);
+    else
+        sq_send(qp, index, &w, &l, &h);
+    sq_local_release(qp, &l);
+    return SQ_DONE;
+}
+
+/* Rewinds to the WQE an RNR NAK refused, once its timer expired (qp->lock held). */
+static void sq_rnr_rewind(struct emu_qp *qp)
+{
+    uint32_t keep = qp->pending_head;
+
+    while (keep != qp->pending_tail && qp->pending[keep & (qp->pending_size - 1)].done)
+        keep++;
+    if (keep == qp->pending_tail) {
+        qp->rnr_resume_ns = 0;
+        return;
+    }
+    qp->sq_consumer = qp->pending[keep & (qp->pending_size - 1)].wqe_index;
+    qp->next_psn = qp->pending[keep & (qp->pending_size - 1)].psn;
+    for (uint32_t i = keep; i != qp->pending_tail; i++) {
+        if (qp->pending[i & (qp->pending_size - 1)].needs_response)
+            qp->reads_in_flight--;
+        __atomic_sub_fetch(&qp->nic->wire->inflight, 1, __ATOMIC_RELAXED);
+    }
+    qp->pending_tail = keep;
+    qp->rnr_resume_ns = 0;
+}
+
+void emu_engine_sq_run(struct emu_qp *qp)
+{
+    pthread_mutex_lock(&qp->lock);
+    if (pthread_mutex_trylock(&qp->sq_lock) != 0) {
+        /* The thread executing this SQ sees the flag before it lets go of it. */
+        qp->sq_rerun = true;
+        pthread_mutex_unlock(&qp->lock);
+        return;
+    }
+    for (;;) {
+        uint32_t posted;
+
+        qp->sq_rerun = false;
+        if (qp->rnr_resume_ns != 0 && emu_now_ns() >= qp->rnr_resume_ns &&
+            qp->state == PRM_QP_STATE_RTS)
+            sq_rnr_rewind(qp);
+        posted = qp->sq_posted;
+        pthread_mutex_unlock(&qp->lock);
+        while (qp->sq_consumer != posted)
+            if (sq_exec_one(qp, qp->sq_consumer) == SQ_STALL)
+                break;
+        pthread_mutex_lock(&qp->lock);
+        if (!qp->sq_rerun && (qp->sq_posted == posted || qp->sq_consumer != posted))
+            break;
+    }
+    pthread_mutex_unlock(&qp->sq_lock);
+    pthread_mutex_unlock(&qp->lock);
+}

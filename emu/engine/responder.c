@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The responder (progress thread): checks each request against the QP's
+ * state, PSN and remote access flags and the memory key, places the payload
+ * straight into the target (or a receive WQE's buffers), then answers with
+ * ACK, NAK, read data or the atomic's original value.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/emu_log.h"
+#include "engine/engine.h"
+#include "engine/engine_int.h"
+#include "nic/caps.h"
+#include "nic/mem.h"
+#include "nic/mr.h"
+#include "nic/nic.h"
+#include "nic/qp.h"
+#include "nic/srq.h"
+#include "prm/mlx5_cqe.h"
+#include "prm/mlx5_wqe.h"
+#include "prm/prm_qp.h"
+#include "wire/wire.h"
+
+#define RESP_MAX_SGE   32
+#define RESP_LKEY_STOP 0x100u /* data segment that ends a receive WQE (mlx5's invalid lkey) */
+
+struct resp_target {
+    struct iovec iov[RESP_MAX_SGE];
+    struct emu_mr *mr[RESP_MAX_SGE];
+    uint64_t iova[RESP_MAX_SGE];
+    int count, held;
+    bool gpu;
+};
+
+static void resp_release(struct emu_nic *nic, struct resp_target *t)
+{
+    for (int i = 0; i < t->held; i++)
+        emu_mr_put(nic);
+    t->held = 0;
+}
+
+/* Receives len bytes of payload into the held target (host directly, GPU through a bounce). */
+static int resp_recv_into(struct emu_conn *conn, struct resp_target *t, uint32_t len)
+{
+    uint8_t *bounce;
+    uint32_t at = 0;
+    int err;
+
+    if (!t->gpu)
+        return emu_conn_recv(conn, t->iov, t->count);
+    bounce = malloc(len ? len : 1);
+    if (bounce == NULL)
+        return ENOMEM;
+    err = emu_conn_recv(conn, &(struct iovec){bounce, len}, 1);
+    for (int i = 0; err == 0 && i < t->count; i++) {
+        if (t->mr[i]->gpu)
+            err = emu_mr_write(t->mr[i], t->iova[i], bounce + at, t->iov[i].iov_len);
+        else
+            memcpy(t->iov[i].iov_base, bounce + at, t->iov[i].iov_len);
+        at += (uint32_t)t->iov[i].iov_len;
+    }
+    free(bounce);
+    return err;
+}
+
+/* Holds [iova, iova+len) through key for the access; adds it to the target. */
+static enum emu_mr_check resp_hold(struct emu_qp *qp, struct resp_target *t, uint32_t key,
+                                   uint64_t iova, uint32_t len, int access)
+{
+    struct emu_mr *mr;
+    enum emu_mr_check r = emu_mr_get(qp->nic, key, qp->p.pd->pdn, iova, len, access, &mr);
+
+    if (r != EMU_MR_OK)
+        return r;
+    t->held++;
+    t->gpu |= mr->gpu;
+    t->mr[t->count] = mr;
+    t->iova[t->count] = iova;
+    t->iov[t->count].iov_base = emu_mr_host_ptr(mr, iova);
+    t->iov[t->count++].iov_len = len;
+    return EMU_MR_OK;
+}
+
+static int resp_reply(struct emu_qp *qp, struct emu_conn *conn, uint8_t type, uint32_t psn,
+                      uint8_t syndrome, const struct iovec *iov, int iovcnt, uint32_t len)
+{
+    struct emu_wire_hdr h;
+
+    engine_hdr_init(&h, type, qp->qpn, qp->attr.remote_qpn, psn);
+    h.syndrome = syndrome;
+    h.payload_len = htobe32(len);
+    if (syndrome == EMU_WIRE_NAK_RNR)
+        h.imm = htobe32(qp->attr.min_rnr_timer);
+    emu_conn_send(conn, &h, iov, iovcnt);
+    return 0;
+}
+
+/* The next receive WQE (RQ or SRQ) copied into wqe; its index, or -1 when none is posted. */
+static int64_t resp_take_recv(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg)
+{
+    uint32_t stride = emu_qp_rq_stride(qp);
+
+    if (qp->p.srq != NULL) {
+        *first_seg = 16; /* after the SRQ next segment */
+        return emu_srq_take(qp->p.srq, wqe);
+    }
+    *first_seg = 0;
+    if (qp->p.rq_size_zero || ((engine_rq_posted(qp) - qp->rq_consumer) & 0xffff) == 0)
+        return -1;
+    emu_mem_read(qp->p.wq_gpu,
+                 qp->p.wq + (uintptr_t)(qp->rq_consumer & ((1u << qp->p.log_rq_size) - 1)) * stride,
+                 wqe, stride);
+    return qp->rq_consumer++ & 0xffff;
+}
+
+static uint32_t resp_wqe_stride(const struct emu_qp *qp)
+{
+    return qp->p.srq != NULL ? (16u << qp->p.srq->p.log_stride) : emu_qp_rq_stride(qp);
+}
+
+/* A SEND or WRITE_IMM's receive WQE: scatter list held for len bytes. Returns 0 or a syndrome. */
+static uint8_t resp_scatter(struct emu_qp *qp, const uint8_t *wqe, uint32_t first, uint32_t len,
+                            struct resp_target *t)
+{
+    uint32_t stride = resp_wqe_stride(qp);
+    uint32_t left = len;
+
+    for (uint32_t off = first; off + 16 <= stride && left > 0 && t->count < RESP_MAX_SGE;
+         off += 16) {
+        const struct prm_wqe_data_seg *d = (const void *)(wqe + off);
+        uint32_t bc = be32toh(d->byte_count), take;
+
+        /* mlx5's terminator; key 0x100 itself can be a real key, so the length decides too. */
+        if (be32toh(d->lkey) == RESP_LKEY_STOP && bc == 0)
+            break;
+        take = bc < left ? bc : left;
+        if (take == 0)
+            continue;
+        if (resp_hold(qp, t, be32toh(d->lkey), be64toh(d->addr), take, IBV_ACCESS_LOCAL_WRITE) !=
+            EMU_MR_OK)
+            return PRM_CQE_SYNDROME_LOCAL_PROT_ERR;
+        left -= take;
+    }
+    return left == 0 ? 0 : PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+}
+
+/* The responder side of a receive-consuming request failed: error CQE, QP to ERR. */
+static void resp_fail_recv(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome)
+{
+    engine_cqe_resp_err(qp, wqe_index, syndrome);
+    emu_engine_qp_fail(qp, 0);
+}
+
+static int resp_atomic(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                       uint32_t psn)
+{
+    uint64_t raddr = be64toh(h->raddr), orig = 0;
+    struct resp_target t = {0};
+
+    if (!qp->attr.remote_atomic)
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
+                          0);
+    if ((raddr & 7) != 0 ||
+        (h->op != PRM_WQE_OPCODE_ATOMIC_CS && h->op != PRM_WQE_OPCODE_ATOMIC_FA))
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, NULL,
+                          0, 0);
+    if (resp_hold(qp, &t, be32toh(h->rkey), raddr, 8, IBV_ACCESS_REMOTE_ATOMIC) != EMU_MR_OK)
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
+                          0);
+    /*
+     * As on ConnectX, the 8-byte target is big-endian in memory and the
+     * original value goes back as stored. The device-wide lock orders atomics
+     * of this device; the compare-exchange keeps host-memory updates atomic
+     * for the CPU too.
+     */
+    emu_engine_atomic_lock();
+    if (!t.gpu) {
+        uint64_t *p = t.iov[0].iov_base;
+        uint64_t next;
+
+        orig = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+        do {
+            if (h->op == PRM_WQE_OPCODE_ATOMIC_FA)
+                next = htobe64(be64toh(orig) + be64toh(h->swap_add));
+            else
+                next = be64toh(orig) == be64toh(h->compare) ? h->swap_add : orig;
+        } while (!__atomic_compare_exchange_n(p, &orig, next, false, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_SEQ_CST));
+    } else {
+        uint64_t v;
+
+        emu_mr_read(t.mr[0], raddr, &orig, 8);
+        v = h->op == PRM_WQE_OPCODE_ATOMIC_FA      ? htobe64(be64toh(orig) + be64toh(h->swap_add))
+            : be64toh(orig) == be64toh(h->compare) ? h->swap_add
+                                                   : orig;
+        emu_mr_write(t.mr[0], raddr, &v, 8);
+    }
+    emu_engine_atomic_unlock();
+    resp_release(qp->nic, &t);
+    return resp_reply(qp, conn, EMU_WIRE_ATOMIC_RESP, psn, 0, &(struct iovec){&orig, 8}, 1, 8);
+}
+
+static int resp_read(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                     uint32_t psn)
+{
+    uint32_t len = be32toh(h->dma_len);
+    struct resp_target t = {0};
+    void *bounce = NULL;
+    int err;
+
+    if (!qp->attr.remote_read)
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
+                          0);
+    if (len > (1u << EMU_LOG_MAX_MSG))
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, NULL,
+                          0, 0);
+    if (len == 0)
+        return resp_reply(qp, conn, EMU_WIRE_READ_RESP, psn, 0, NULL, 0, 0);
+    if (resp_hold(qp, &t, be32toh(h->rkey), be64toh(h->raddr), len, IBV_ACCESS_REMOTE_READ) !=
+        EMU_MR_OK)
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
+                          0);
+    if (t.gpu) {
+        bounce = malloc(len);
+        if (bounce == NULL || emu_mr_read(t.mr[0], t.iova[0], bounce, len) != 0) {
+            free(bounce);
+            resp_release(qp->nic, &t);
+            return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_OP_ERR, NULL, 0,
+                              0);
+        }
+        t.iov[0].iov_base = bounce;
+    }
+    err = resp_reply(qp, conn, EMU_WIRE_READ_RESP, psn, 0, t.iov, 1, len);
+    free(bounce);
+    resp_release(qp->nic, &t);
+    return err;
+}
+
+/* WRITE, WRITE_IMM, SEND, SEND_IMM: payload placed, then ACK (or NAK). */
+static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                     uint32_t psn)
+{
+    uint32_t len = be32toh(h->payload_len);
+    bool is_write = h->type == EMU_WIRE_WRITE || h->type == EMU_WIRE_WRITE_IMM;
+    bool uses_recv = h->type != EMU_WIRE_WRITE;
+    uint8_t wqe[16u << 9];
+    struct resp_target t = {0};
+    uint32_t first = 0;
+    int64_t rindex = -1;
+    uint8_t synd = 0;
+    int err;
+
+    if (is_write && !qp->attr.remote_write) {
+        emu_conn_discard(conn, len);
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
+                          0);
+    }
+    if (is_write && len > 0 &&
+        resp_hold(qp, &t, be32toh(h->rkey), be64toh(h->raddr), len, IBV_ACCESS_REMOTE_WRITE) !=
+                EMU_MR_OK) {
+        emu_conn_discard(conn, len);
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
+                          0);
+    }
+    if (uses_recv) {
+        if (resp_wqe_stride(qp) > sizeof(wqe)) {
+            synd = PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+        } else {
+            rindex = resp_take_recv(qp, wqe, &first);
+            if (rindex < 0) {
+                /* Receiver not ready: the requester retries from this PSN. */
+                resp_release(qp->nic, &t);
+                emu_conn_discard(conn, len);
+                qp->resp_discard = true;
+                resp_reply(qp, conn, EMU_WIRE_NAK, psn, EMU_WIRE_NAK_RNR, NULL, 0, 0);
+                return 1;
+            }
+            if (!is_write)
+                synd = resp_scatter(qp, wqe, first, len, &t);
+        }
+    }
+    if (synd != 0) {
+        resp_release(qp->nic, &t);
+        emu_conn_discard(conn, len);
+        if (rindex >= 0)
+            resp_fail_recv(qp, (uint32_t)rindex, synd);
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn,
+                          synd == PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR
+                                  ? PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR
+                                  : PRM_CQE_SYNDROME_REMOTE_OP_ERR,
+                          NULL, 0, 0);
+    }
+    err = len > 0 ? resp_recv_into(conn, &t, len) : 0;
+    resp_release(qp->nic, &t);
+    if (err != 0)
+        return -1;
+    if (uses_recv) {
+        uint8_t op = h->type == EMU_WIRE_WRITE_IMM  ? PRM_CQE_OPCODE_RESP_WR_IMM
+                     : h->type == EMU_WIRE_SEND_IMM ? PRM_CQE_OPCODE_RESP_SEND_IMM
+                                                    : PRM_CQE_OPCODE_RESP_SEND;
+
+        engine_cqe_resp(qp, op, (uint32_t)rindex, len, h->imm, be32toh(h->src_qpn),
+                        (h->flags & EMU_WIRE_F_SOLICITED) != 0);
+    }
+    return resp_reply(qp, conn, EMU_WIRE_ACK, psn, 0, NULL, 0, 0);
+}
+
+static bool resp_state_ok(uint8_t state)
+{
+    return state == PRM_QP_STATE_RTR || state == PRM_QP_STATE_RTS || state == PRM_QP_STATE_SQD ||
+           state == PRM_QP_STATE_SQER;
+}
+
+static int resp_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h)
+{
+    uint32_t psn = be32toh(h->psn);
+    int rc;
+
+    pthread_mutex_lock(&qp->lock);
+    if (!resp_state_ok(qp->state) || psn != qp->expected_psn) {
+        /* Not for now (QP not ready, or after a NAK before the retry): dropped, as on a link. */
+        pthread_mutex_unlock(&qp->lock);
+        return emu_conn_discard(conn, be32toh(h->payload_len)) == 0 ? 0 : -1;
+    }
+    if (be32toh(h->src_qpn) != qp->attr.remote_qpn) {
+        pthread_mutex_unlock(&qp->lock);
+        emu_wire_reject(conn, "request from a QP that is not the destination's remote QP",
+                        be32toh(h->src_qpn));
+        return -1;
+    }
+    qp->resp_discard = false;
+    switch (h->type) {
+    case EMU_WIRE_READ_REQ:
+        rc = resp_read(qp, conn, h, psn);
+        break;
+    case EMU_WIRE_ATOMIC:
+        rc = resp_atomic(qp, conn, h, psn);
+        break;
+    default:
+        rc = resp_data(qp, conn, h, psn);
+        break;
+    }
+    if (rc == 1) /* RNR: the same PSN is expected again */
+        rc = 0;
+    else if (rc == 0)
+        qp->expected_psn++;
+    pthread_mutex_unlock(&qp->lock);
+    return rc;
+}
+
+int emu_engine_rx(struct emu_conn *conn, const struct emu_wire_hdr *h)
+{
+    struct emu_nic *nic = conn->wire->nic;
+    uint32_t dst = be32toh(h->dst_qpn);
+    bool response = h->type == EMU_WIRE_ACK || h->type == EMU_WIRE_NAK ||
+                    h->type == EMU_WIRE_READ_RESP || h->type == EMU_WIRE_ATOMIC_RESP;
+    struct emu_qp *qp;
+
+    pthread_mutex_lock(&nic->lock);
+    qp = emu_qp_lookup(nic, dst);
+    pthread_mutex_unlock(&nic->lock);
+    if (qp == NULL) {
+        if (response) /* the requester was destroyed meanwhile */
+            return emu_conn_discard(conn, be32toh(h->payload_len)) == 0 ? 0 : -1;
+        emu_wire_reject(conn, "request for an unknown QPN", dst);
+        return -1;
+    }
+    if (response)
+        return engine_response(qp, conn, h);
+    return resp_request(qp, conn, h);
+}

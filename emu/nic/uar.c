@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * UAR pages and the doorbell watcher. Software (CPU or GPU) writes a
+ * doorbell as the first 8 bytes of the WQE's control segment into 0x800 or
+ * 0x900 of a UAR page, or a whole 64-byte WQE there (BlueFlame); the
+ * progress thread calls emu_uar_poll(), which notices new values and hands
+ * each QP the producer index software published.
+ *
+ * Several QPs may share a page, so a doorbell can be overwritten before it
+ * is seen. In doorbell-record mode the record is authoritative: every bound
+ * QP's record is compared with the last producer handed over (host records
+ * on every poll, GPU records only after a doorbell on their page, since a
+ * GPU read costs a copy). In no-DBR mode the doorbell value is the only
+ * source, as on hardware.
+ */
+#include "uar.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "common/emu_log.h"
+#include "nic/caps.h"
+#include "nic/config.h"
+#include "nic/mem.h"
+#include "nic/nic.h"
+#include "nic/qp.h"
+
+/* Provided by the engine (nic/qp.c); weak until it is linked in. */
+#pragma weak emu_qp_sq_doorbell
+#pragma weak emu_qp_lookup
+
+#define UAR_BF_REGS 2
+
+/* One QP watched through one UAR. */
+struct uar_binding {
+    struct emu_uar *uar;
+    struct emu_qp *qp;
+    uint32_t qpn;
+    uint32_t last; /* last producer handed to the QP (16 bits) */
+};
+
+/* Per device (kept here so that nic.h stays the engine's). */
+struct uar_dev {
+    pthread_mutex_t lock; /* the list, the bindings, and doorbell delivery */
+    struct emu_uar *head;
+    int count; /* UARs allocated; read without the lock by emu_uar_poll */
+    uint32_t next_page_id;
+    struct uar_binding *bindings;
+    size_t nbindings;
+    size_t capacity;
+};
+
+static struct uar_dev uar_devs[EMU_MAX_DEVICES];
+static pthread_once_t uar_once = PTHREAD_ONCE_INIT;
+
+static void uar_devs_init(void)
+{
+    for (int i = 0; i < EMU_MAX_DEVICES; i++) {
+        pthread_mutex_init(&uar_devs[i].lock, NULL);
+        uar_devs[i].next_page_id = 1;
+    }
+}
+
+static struct uar_dev *uar_dev_of(struct emu_nic *nic)
+{
+    pthread_once(&uar_once, uar_devs_init);
+    return &uar_devs[nic->index];
+}
+
+int emu_uar_alloc(struct emu_nic *nic, struct emu_uar **uar_out)
+{
+    struct uar_dev *d = uar_dev_of(nic);
+    struct emu_uar *uar = calloc(1, sizeof(*uar));
+    void *page;
+
+    if (uar == NULL)
+        return ENOMEM;
+    page = mmap(NULL, EMU_UAR_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                0);
+    if (page == MAP_FAILED) {
+        EMU_LOG_ERR("device %s: cannot map a UAR page: %m", nic->ibdev.name);
+        free(uar);
+        return ENOMEM;
+    }
+    uar->nic = nic;
+    uar->page = page;
+    pthread_mutex_lock(&d->lock);
+    if (d->count >= (1 << EMU_LOG_MAX_UAR)) {
+        pthread_mutex_unlock(&d->lock);
+        munmap(page, EMU_UAR_PAGE_SIZE);
+        free(uar);
+        EMU_LOG_ERR("device %s: all %d UARs are allocated", nic->ibdev.name, 1 << EMU_LOG_MAX_UAR);
+        return ENOMEM;
+    }
+    uar->page_id = d->next_page_id++;
+    uar->next = d->head;
+    d->head = uar;
+    __atomic_store_n(&d->count, d->count + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&d->lock);
+    *uar_out = uar;
+    return 0;
+}
+
+void emu_uar_free(struct emu_uar *uar)
+{
+    struct uar_dev *d;
+
+    if (uar == NULL)
+        return;
+    d = uar_dev_of(uar->nic);
+    pthread_mutex_lock(&d->lock);
+    for (struct emu_uar **p = &d->head; *p != NULL; p = &(*p)->next) {
+        if (*p == uar) {
+            *p = uar->next;
+            break;
+        }
+    }
+    for (size_t i = 0; i < d->nbindings;) {
+        if (d->bindings[i].uar == uar) {
+            EMU_LOG_WARN("UAR page %u freed while QP 0x%x rings it; its doorbells are now ignored",
+                         uar->page_id, d->bindings[i].qpn);
+            d->bindings[i] = d->bindings[--d->nbindings];
+        } else {
+            i++;
+        }
+    }
+    __atomic_store_n(&d->count, d->count - 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&d->lock);
+    munmap(uar->page, EMU_UAR_PAGE_SIZE);
+    free(uar);
+}
+
+struct emu_uar *emu_uar_lookup(struct emu_nic *nic, uint32_t page_id)
+{
+    struct uar_dev *d = uar_dev_of(nic);
+    struct emu_uar *uar;
+
+    pthread_mutex_lock(&d->lock);
+    for (uar = d->head; uar != NULL; uar = uar->next)
+        if (uar->page_id == page_id)
+            break;
+    pthread_mutex_unlock(&d->lock);
+    return uar;
+}
+
+int emu_uar_qp_bind(struct emu_uar *uar, struct emu_qp *qp)
+{
+    struct uar_dev *d = uar_dev_of(uar->nic);
+
+    pthread_mutex_lock(&d->lock);
+    if (d->nbindings == d->capacity) {
+        size_t capacity = d->capacity ? d->capacity * 2 : 16;
+        struct uar_binding *b = realloc(d->bindings, capacity * sizeof(*b));
+
+        if (b == NULL) {
+            pthread_mutex_unlock(&d->lock);
+            return ENOMEM;
+        }
+        d->bindings = b;
+        d->capacity = capacity;
+    }
+    d->bindings[d->nbindings++] = (struct uar_binding){.uar = uar, .qp = qp, .qpn = qp->qpn};
+    pthread_mutex_unlock(&d->lock);
+    return 0;
+}
+
+void emu_uar_qp_unbind(struct emu_qp *qp)
+{
+    struct uar_dev *d = uar_dev_of(qp->nic);
+
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < d->nbindings; i++) {
+        if (d->bindings[i].qp == qp) {
+            d->bindings[i] = d->bindings[--d->nbindings];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* Hands a producer index to the QP when it moved. Caller holds d->lock. */
+static bool uar_deliver(struct uar_binding *b, uint32_t producer)
+{
+    producer &= 0xffff;
+    if (producer == b->last)
+        return false;
+    b->last = producer;
+    if (emu_qp_sq_doorbell != NULL)
+        emu_qp_sq_doorbell(b->qp, producer);
+    return true;
+}
+
+/* The send counter of a QP's doorbell record ([1], big-endian). */
+static bool uar_read_dbrec(const struct emu_qp *qp, uint32_t *producer)
+{
+    uint32_t be;
+
+    if (qp->p.dbrec == 0 || emu_mem_read(qp->p.dbrec_gpu, qp->p.dbrec + 4, &be, sizeof(be)) != 0)
+        return false;
+    *producer = be32toh(be);
+    return true;
+}
+
+/*
+ * A doorbell for a QP not bound to this page: a standard-verbs QP driven
+ * through mlx5dv_init_obj's layout. Its producer comes from its doorbell
+ * record. (The QP must not be destroyed while software still rings it.)
+ */
+static void uar_doorbell_unbound(struct emu_uar *uar, uint32_t qpn)
+{
+    struct emu_nic *nic = uar->nic;
+    struct emu_qp *qp = NULL;
+    uint32_t producer;
+
+    if (emu_qp_lookup == NULL || emu_qp_sq_doorbell == NULL)
+        return;
+    pthread_mutex_lock(&nic->lock);
+    qp = emu_qp_lookup(nic, qpn);
+    pthread_mutex_unlock(&nic->lock);
+    if (qp == NULL || qp->p.no_dbr || !uar_read_dbrec(qp, &producer)) {
+        EMU_LOG_DBG("UAR page %u: doorbell for unknown QP 0x%x ignored", uar->page_id, qpn);
+        return;
+    }
+    emu_qp_sq_doorbell(qp, producer & 0xffff);
+}
+
+/* A new doorbell value (control segment words 0 and 1, as stored) on uar. */
+static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value)
+{
+    uint32_t words[2];
+    uint32_t qpn, index, ds, producer;
+
+    memcpy(words, &value, sizeof(words));
+    index = (be32toh(words[0]) >> 8) & 0xffff;
+    qpn = be32toh(words[1]) >> 8;
+    ds = be32toh(words[1]) & 0x3f;
+    for (size_t i = 0; i < d->nbindings; i++) {
+        struct uar_binding *b = &d->bindings[i];
+
+        if (b->uar != uar || b->qpn != qpn)
+            continue;
+        if (b->qp->p.no_dbr)
+            producer = index + (ds + 3) / 4; /* the WQE's size in basic blocks */
+        else if (!uar_read_dbrec(b->qp, &producer))
+            return;
+        uar_deliver(b, producer);
+        return;
+    }
+    uar_doorbell_unbound(uar, qpn);
+}
+
+bool emu_uar_poll(struct emu_nic *nic)
+{
+    struct uar_dev *d = uar_dev_of(nic);
+    bool busy = false;
+
+    if (__atomic_load_n(&d->count, __ATOMIC_ACQUIRE) == 0)
+        return false;
+    pthread_mutex_lock(&d->lock);
+    for (struct emu_uar *uar = d->head; uar != NULL; uar = uar->next) {
+        bool rung = false;
+
+        for (int r = 0; r < UAR_BF_REGS; r++) {
+            const uint64_t *reg = (const uint64_t *)((const uint8_t *)uar->page +
+                                                     EMU_UAR_SQ_DB_OFFSET + r * EMU_UAR_BF_SIZE);
+            uint64_t v = __atomic_load_n(reg, __ATOMIC_ACQUIRE);
+
+            if (v == uar->last_sq_doorbell[r])
+                continue;
+            uar->last_sq_doorbell[r] = v;
+            rung = true;
+            uar_doorbell(d, uar, v);
+        }
+        uar->last_cq_doorbell = __atomic_load_n(
+                (const uint64_t *)((const uint8_t *)uar->page + EMU_UAR_CQ_DB_OFFSET),
+                __ATOMIC_RELAXED);
+        busy |= rung;
+        /* Doorbell records: catches doorbells overwritten by another QP's before we saw them. */
+        for (size_t i = 0; i < d->nbindings; i++) {
+            struct uar_binding *b = &d->bindings[i];
+            uint32_t producer;
+
+            if (b->uar != uar || b->qp->p.no_dbr || (b->qp->p.dbrec_gpu && !rung))
+                continue;
+            if (uar_read_dbrec(b->qp, &producer))
+                busy |= uar_deliver(b, producer);
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+    return busy;
+}

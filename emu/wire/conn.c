@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Connections between devices: connect, frame send, payload receive, rejection. */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/emu_log.h"
+#include "nic/nic.h"
+#include "wire/wire.h"
+
+#define CONN_RBUF_SIZE (256u << 10)
+#define CONN_SOCKBUF   (8 << 20)
+
+uint64_t emu_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Big socket buffers (forced when allowed), no Nagle, and a receive timeout for payloads. */
+static void conn_tune(int fd, bool tcp)
+{
+    int size = CONN_SOCKBUF, one = 1;
+    struct timeval tv;
+
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) != 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) != 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+    if (tcp)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    tv.tv_sec = (time_t)(emu_config_get()->retry_timeout_ms / 1000);
+    tv.tv_usec = (suseconds_t)(emu_config_get()->retry_timeout_ms % 1000) * 1000;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* Wraps a connected socket, registers it with the progress thread; errno-style. */
+int emu_wire_conn_add(struct emu_wire *wire, int fd, bool tcp, struct emu_conn **conn_out)
+{
+    struct emu_conn *conn = calloc(1, sizeof(*conn));
+    struct epoll_event ev = {.events = EPOLLIN};
+
+    if (conn == NULL || (conn->rbuf = malloc(CONN_RBUF_SIZE)) == NULL) {
+        free(conn);
+        close(fd);
+        return ENOMEM;
+    }
+    conn_tune(fd, tcp);
+    conn->wire = wire;
+    conn->fd = fd;
+    conn->refs = 1; /* the wire's list */
+    pthread_mutex_init(&conn->send_lock, NULL);
+    pthread_mutex_lock(&wire->lock);
+    conn->next = wire->conns;
+    wire->conns = conn;
+    if (conn_out != NULL) {
+        conn->refs++;
+        *conn_out = conn;
+    }
+    pthread_mutex_unlock(&wire->lock);
+    ev.data.ptr = conn;
+    if (epoll_ctl(wire->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+        EMU_LOG_ERR("device %s: cannot watch a wire connection: %m", wire->nic->ibdev.name);
+    return 0;
+}
+
+void emu_conn_get(struct emu_conn *conn)
+{
+    pthread_mutex_lock(&conn->wire->lock);
+    conn->refs++;
+    pthread_mutex_unlock(&conn->wire->lock);
+}
+
+void emu_conn_put(struct emu_conn *conn)
+{
+    struct emu_wire *wire = conn->wire;
+    bool last;
+
+    pthread_mutex_lock(&wire->lock);
+    last = --conn->refs == 0;
+    pthread_mutex_unlock(&wire->lock);
+    if (!last)
+        return;
+    close(conn->fd);
+    pthread_mutex_destroy(&conn->send_lock);
+    free(conn->rbuf);
+    free(conn);
+}
+
+static bool wire_is_local(const struct emu_nic *nic, uint32_t ipv4)
+{
+    return ipv4 == 0 || ipv4 == nic->ipv4 || (ipv4 >> 24) == 127;
+}
+
+static int wire_dial(struct emu_nic *nic, uint32_t ipv4, uint16_t ep, bool *tcp)
+{
+    union {
+        struct sockaddr_un un;
+        struct sockaddr_in in;
+    } addr;
+    socklen_t len;
+    int fd;
+
+    *tcp = !wire_is_local(nic, ipv4);
+    if (*tcp) {
+        memset(&addr.in, 0, sizeof(addr.in));
+        addr.in.sin_family = AF_INET;
+        addr.in.sin_addr.s_addr = htonl(ipv4);
+        addr.in.sin_port = htons((uint16_t)(EMU_WIRE_TCP_PORT_BASE + ep));
+        len = sizeof(addr.in);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    } else {
+        len = emu_wire_endpoint_addr(&addr.un, nic->ipv4, ep);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    }
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&addr, len) != 0) {
+        int err = errno;
+
+        close(fd);
+        return -err;
+    }
+    return fd;
+}
+
+int emu_wire_connect(struct emu_nic *nic, uint32_t ipv4, uint16_t ep, struct emu_conn **conn_out)
+{
+    struct emu_wire *wire = nic->wire;
+    struct emu_wire_hdr hello;
+    struct emu_conn *conn;
+    bool tcp;
+    int fd, err;
+
+    if (wire_is_local(nic, ipv4))
+        ipv4 = nic->ipv4;
+    pthread_mutex_lock(&wire->lock);
+    for (conn = wire->conns; conn != NULL; conn = conn->next) {
+        if (conn->identified && !__atomic_load_n(&conn->dead, __ATOMIC_ACQUIRE) &&
+            conn->peer_ipv4 == ipv4 && conn->peer_ep == ep) {
+            conn->refs++;
+            pthread_mutex_unlock(&wire->lock);
+            *conn_out = conn;
+            return 0;
+        }
+    }
+    pthread_mutex_unlock(&wire->lock);
+
+    fd = wire_dial(nic, ipv4, ep, &tcp);
+    if (fd < 0) {
+        EMU_LOG_ERR("device %s: cannot connect to endpoint %u at %u.%u.%u.%u (%s): %s; is the "
+                    "peer process running?",
+                    nic->ibdev.name, ep, ipv4 >> 24, (ipv4 >> 16) & 0xff, (ipv4 >> 8) & 0xff,
+                    ipv4 & 0xff, tcp ? "TCP" : "abstract Unix socket", strerror(-fd));
+        return -fd;
+    }
+    err = emu_wire_conn_add(wire, fd, tcp, &conn);
+    if (err != 0)
+        return err;
+    conn->peer_ipv4 = ipv4;
+    conn->peer_ep = ep;
+    memset(&hello, 0, sizeof(hello));
+    hello.magic = htobe32(EMU_WIRE_MAGIC);
+    hello.version = EMU_WIRE_VERSION;
+    hello.type = EMU_WIRE_HELLO;
+    hello.src_qpn = htobe32(nic->endpoint_id);
+    hello.imm = htobe32(nic->ipv4);
+    err = emu_conn_send(conn, &hello, NULL, 0);
+    if (err != 0) {
+        emu_conn_put(conn);
+        return err;
+    }
+    pthread_mutex_lock(&wire->lock);
+    conn->identified = true;
+    pthread_mutex_unlock(&wire->lock);
+    *conn_out = conn;
+    return 0;
+}
+
+int emu_conn_send(struct emu_conn *conn, const struct emu_wire_hdr *hdr, const struct iovec *iov,
+                  int iovcnt)
+{
+    struct iovec vec[1 + 32];
+    struct msghdr msg;
+    int n = 1, err = 0;
+
+    if (iovcnt > 32)
+        return EINVAL;
+    vec[0].iov_base = (void *)hdr;
+    vec[0].iov_len = sizeof(*hdr);
+    for (int i = 0; i < iovcnt; i++)
+        if (iov[i].iov_len != 0)
+            vec[n++] = iov[i];
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = vec;
+    msg.msg_iovlen = (size_t)n;
+    pthread_mutex_lock(&conn->send_lock);
+    while (msg.msg_iovlen > 0) {
+        ssize_t sent = sendmsg(conn->fd, &msg, MSG_NOSIGNAL);
+
+        if (sent < 0) {
+            if (errno == EINTR)
+                continue;
+            err = errno;
+            break;
+        }
+        /* Partial send: skip what went out. */
+        while (msg.msg_iovlen > 0 && (size_t)sent >= msg.msg_iov->iov_len) {
+            sent -= (ssize_t)msg.msg_iov->iov_len;
+            msg.msg_iov++;
+            msg.msg_iovlen--;
+        }
+        if (msg.msg_iovlen > 0) {
+            msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + sent;
+            msg.msg_iov->iov_len -= (size_t)sent;
+        }
+    }
+    pthread_mutex_unlock(&conn->send_lock);
+    if (err != 0)
+        EMU_LOG_DBG("wire send to endpoint %u failed: %s", conn->peer_ep, strerror(err));
+    return err;
+}
+
+int emu_conn_recv(struct emu_conn *conn, const struct iovec *iov_in, int iovcnt)
+{
+    struct iovec iov[64];
+    int n = 0;
+
+    if (iovcnt > 64)
+        return EINVAL;
+    for (int i = 0; i < iovcnt; i++) {
+        size_t take = conn->rlen - conn->roff;
+
+        iov[n] = iov_in[i];
+        if (take > iov[n].iov_len)
+            take = iov[n].iov_len;
+        /* First from what the last read already brought in. */
+        memcpy(iov[n].iov_base, conn->rbuf + conn->roff, take);
+        conn->roff += take;
+        iov[n].iov_base = (char *)iov[n].iov_base + take;
+        iov[n].iov_len -= take;
+        if (iov[n].iov_len != 0)
+            n++;
+    }
+    /* Then straight from the socket into the destination. */
+    for (struct iovec *v = iov; n > 0;) {
+        ssize_t got = readv(conn->fd, v, n);
+
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return got == 0 ? ECONNRESET : errno;
+        while (n > 0 && (size_t)got >= v->iov_len) {
+            got -= (ssize_t)v->iov_len;
+            v++;
+            n--;
+        }
+        if (n > 0) {
+            v->iov_base = (char *)v->iov_base + got;
+            v->iov_len -= (size_t)got;
+        }
+    }
+    return 0;
+}
+
+int emu_conn_discard(struct emu_conn *conn, size_t len)
+{
+    char scratch[4096];
+
+    while (len > 0) {
+        struct iovec v = {scratch, len < sizeof(scratch) ? len : sizeof(scratch)};
+        int err = emu_conn_recv(conn, &v, 1);
+
+        if (err != 0)
+            return err;
+        len -= v.iov_len;
+    }
+    return 0;
+}
+
+void emu_wire_reject(struct emu_conn *conn, const char *why, uint64_t value)
+{
+    struct emu_wire *wire = conn->wire;
+
+    if (__atomic_fetch_add(&wire->rejected, 1, __ATOMIC_RELAXED) == 0)
+        EMU_LOG_ERR("device %s: malformed wire frame (%s, value 0x%lx); the connection is "
+                    "dropped (further malformed frames are counted, not logged)",
+                    wire->nic->ibdev.name, why, (unsigned long)value);
+    __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
+}
+
+void emu_wire_kick(struct emu_nic *nic)
+{
+    uint64_t one = 1;
+
+    if (nic->wire != NULL && write(nic->wire->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        EMU_LOG_ERR("device %s: cannot wake the progress thread: %m", nic->ibdev.name);
+}
+
+void emu_wire_quiesce(struct emu_nic *nic)
+{
+    struct emu_wire *wire = nic->wire;
+
+    if (wire == NULL)
+        return;
+    /* Every lookup of a QP by the receive side happens under rx_lock. */
+    pthread_mutex_lock(&wire->rx_lock);
+    pthread_mutex_unlock(&wire->rx_lock);
+}
+
+void emu_wire_uar_watch(struct emu_nic *nic, int delta)
+{
+    if (nic->wire == NULL)
+        return;
+    __atomic_add_fetch(&nic->wire->uar_watchers, delta, __ATOMIC_RELAXED);
+    emu_wire_kick(nic);
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The progress thread of a device: sleeps in epoll on its sockets, parses
+ * and checks incoming frames, hands them to the engine, runs the engine's
+ * timers and polls UAR doorbells with an adaptive period.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/emu_log.h"
+#include "engine/engine.h"
+#include "nic/nic.h"
+#include "nic/uar.h"
+#include "wire/wire.h"
+
+#define PROGRESS_IDLE_MAX_NS   1000000ull /* UAR polling backs off to 1 ms */
+#define PROGRESS_TIMER_SCAN_NS 2000000ull /* retry/RNR timers are checked every 2 ms */
+
+/* The DevX side provides the real one (nic/uar.c); without it no doorbell page exists. */
+__attribute__((weak)) bool emu_uar_poll(struct emu_nic *nic)
+{
+    (void)nic;
+    return false;
+}
+
+static void progress_accept(struct emu_wire *wire, int listen_fd, bool tcp)
+{
+    int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            EMU_LOG_ERR("device %s: accept on the wire endpoint failed: %m", wire->nic->ibdev.name);
+        return;
+    }
+    emu_wire_conn_add(wire, fd, tcp, NULL);
+}
+
+/* Checks the fields every frame must get right; the engine checks QPNs and keys. */
+static bool progress_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr *h)
+{
+    uint32_t len = be32toh(h->payload_len);
+
+    if (be32toh(h->magic) != EMU_WIRE_MAGIC) {
+        emu_wire_reject(conn, "bad magic", be32toh(h->magic));
+        return false;
+    }
+    if (h->version != EMU_WIRE_VERSION) {
+        emu_wire_reject(conn, "unsupported version", h->version);
+        return false;
+    }
+    if (h->type < EMU_WIRE_HELLO || h->type >= EMU_WIRE_TYPE_END) {
+        emu_wire_reject(conn, "unknown frame type", h->type);
+        return false;
+    }
+    if (len > EMU_WIRE_MAX_PAYLOAD) {
+        emu_wire_reject(conn, "payload too long", len);
+        return false;
+    }
+    switch (h->type) {
+    case EMU_WIRE_HELLO:
+    case EMU_WIRE_READ_REQ:
+    case EMU_WIRE_ATOMIC:
+    case EMU_WIRE_ACK:
+    case EMU_WIRE_NAK:
+        if (len != 0) {
+            emu_wire_reject(conn, "payload on a frame type that has none", len);
+            return false;
+        }
+        break;
+    case EMU_WIRE_ATOMIC_RESP:
+        if (len != 8) {
+            emu_wire_reject(conn, "atomic response is not 8 bytes", len);
+            return false;
+        }
+        break;
+    default:
+        break;
+    }
+    if (h->type != EMU_WIRE_HELLO && !conn->identified) {
+        emu_wire_reject(conn, "frame before HELLO", h->type);
+        return false;
+    }
+    return true;
+}
+
+static bool progress_hello(struct emu_conn *conn, const struct emu_wire_hdr *h)
+{
+    uint32_t ep = be32toh(h->src_qpn);
+
+    if (conn->identified || ep == 0 || ep > EMU_WIRE_MAX_ENDPOINTS) {
+        emu_wire_reject(conn, "bad HELLO", ep);
+        return false;
+    }
+    pthread_mutex_lock(&conn->wire->lock);
+    conn->peer_ep = (uint16_t)ep;
+    conn->peer_ipv4 = be32toh(h->imm);
+    conn->identified = true;
+    pthread_mutex_unlock(&conn->wire->lock);
+    return true;
+}
+
+/* Reads what the socket has and executes every whole frame; false: drop the connection. */
+static bool progress_rx(struct emu_conn *conn)
+{
+    ssize_t n;
+
+    if (conn->roff == conn->rlen) {
+        conn->roff = conn->rlen = 0;
+    } else if (conn->roff > 0) {
+        memmove(conn->rbuf, conn->rbuf + conn->roff, conn->rlen - conn->roff);
+        conn->rlen -= conn->roff;
+        conn->roff = 0;
+    }
+    n = recv(conn->fd, conn->rbuf + conn->rlen, (256u << 10) - conn->rlen, MSG_DONTWAIT);
+    if (n == 0)
+        return false;
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR;
+    conn->rlen += (size_t)n;
+    while (conn->rlen - conn->roff >= sizeof(struct emu_wire_hdr)) {
+        struct emu_wire_hdr h;
+
+        memcpy(&h, conn->rbuf + conn->roff, sizeof(h));
+        conn->roff += sizeof(h);
+        if (!progress_check_hdr(conn, &h))
+            return false;
+        if (h.type == EMU_WIRE_HELLO) {
+            if (!progress_hello(conn, &h))
+                return false;
+        } else if (emu_engine_rx(conn, &h) != 0) {
+            return false;
+        }
+        if (__atomic_load_n(&conn->dead, __ATOMIC_ACQUIRE))
+            return false;
+    }
+    return true;
+}
+
+static void progress_drop(struct emu_wire *wire, struct emu_conn *conn)
+{
+    struct emu_conn **pp;
+
+    epoll_ctl(wire->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
+    __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
+    shutdown(conn->fd, SHUT_RDWR);
+    EMU_LOG_DBG("device %s: connection to endpoint %u closed", wire->nic->ibdev.name,
+                conn->peer_ep);
+    emu_engine_conn_lost(wire->nic, conn);
+    pthread_mutex_lock(&wire->lock);
+    for (pp = &wire->conns; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == conn) {
+            *pp = conn->next;
+            break;
+        }
+    }
+    /* An event batch of the progress thread may still name it: freed after that batch. */
+    conn->next = wire->graveyard;
+    wire->graveyard = conn;
+    pthread_mutex_unlock(&wire->lock);
+}
+
+/* Handles one batch of epoll events (rx_lock held); only the progress thread takes wake-ups. */
+static void progress_events(struct emu_wire *wire, const struct epoll_event *evs, int n,
+                            bool thread)
+{
+    for (int i = 0; i < n; i++) {
+        void *ptr = evs[i].data.ptr;
+
+        if (ptr == &wire->listen_fd) {
+            progress_accept(wire, wire->listen_fd, false);
+        } else if (ptr == &wire->tcp_fd) {
+            progress_accept(wire, wire->tcp_fd, true);
+        } else if (ptr == &wire->wake_fd) {
+            uint64_t v;
+
+            if (thread && read(wire->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+                EMU_LOG_ERR("device %s: wake fd read failed: %m", wire->nic->ibdev.name);
+        } else if (!__atomic_load_n(&((struct emu_conn *)ptr)->dead, __ATOMIC_ACQUIRE) &&
+                   !progress_rx(ptr)) {
+            progress_drop(wire, ptr);
+        }
+    }
+}
+
+/* Retry and RNR timers, every PROGRESS_TIMER_SCAN_NS while work is outstanding (rx_lock held). */
+static void progress_timers(struct emu_wire *wire)
+{
+    uint64_t now;
+
+    if (__atomic_load_n(&wire->inflight, __ATOMIC_RELAXED) <= 0)
+        return;
+    now = emu_now_ns();
+    if (now - wire->last_scan_ns < PROGRESS_TIMER_SCAN_NS)
+        return;
+    wire->last_scan_ns = now;
+    emu_engine_timers(wire->nic, now);
+}
+
+void emu_wire_progress_poll(struct emu_nic *nic)
+{
+    struct emu_wire *wire = nic->wire;
+    struct epoll_event evs[16];
+    int n;
+
+    if (wire == NULL || pthread_mutex_trylock(&wire->rx_lock) != 0)
+        return;
+    n = epoll_wait(wire->epfd, evs, 16, 0);
+    if (n > 0)
+        progress_events(wire, evs, n, false);
+    progress_timers(wire);
+    pthread_mutex_unlock(&wire->rx_lock);
+}
+
+/* How long epoll may sleep: forever when idle, short while timers or UARs need attention. */
+static int64_t progress_timeout_ns(struct emu_wire *wire, bool busy, uint64_t *idle_ns)
+{
+    int64_t timeout = -1;
+
+    if (__atomic_load_n(&wire->uar_watchers, __ATOMIC_RELAXED) > 0) {
+        if (busy) {
+            *idle_ns = 0;
+        } else {
+            *idle_ns = *idle_ns == 0 ? 1000 : *idle_ns * 2;
+            if (*idle_ns > PROGRESS_IDLE_MAX_NS)
+                *idle_ns = PROGRESS_IDLE_MAX_NS;
+        }
+        timeout = (int64_t)*idle_ns;
+    }
+    if (__atomic_load_n(&wire->inflight, __ATOMIC_RELAXED) > 0 &&
+        (timeout < 0 || timeout > (int64_t)PROGRESS_TIMER_SCAN_NS))
+        timeout = (int64_t)PROGRESS_TIMER_SCAN_NS;
+    return timeout;
+}
+
+void *emu_wire_progress(void *arg)
+{
+    struct emu_wire *wire = arg;
+    struct emu_nic *nic = wire->nic;
+    uint64_t idle_ns = 0;
+    bool busy = false;
+
+    for (;;) {
+        struct epoll_event evs[16];
+        int64_t timeout = progress_timeout_ns(wire, busy, &idle_ns);
+        struct timespec ts = {.tv_sec = timeout / 1000000000, .tv_nsec = timeout % 1000000000};
+        int n = epoll_pwait2(wire->epfd, evs, 16, timeout < 0 ? NULL : &ts, NULL);
+        pthread_mutex_lock(&wire->rx_lock);
+        if (n > 0)
+            progress_events(wire, evs, n, true);
+        busy = emu_uar_poll(nic);
+        progress_timers(wire);
+        pthread_mutex_lock(&wire->lock);
+        while (wire->graveyard != NULL) {
+            struct emu_conn *dead = wire->graveyard;
+
+            wire->graveyard = dead->next;
+            pthread_mutex_unlock(&wire->lock);
+            emu_conn_put(dead);
+            pthread_mutex_lock(&wire->lock);
+        }
+        pthread_mutex_unlock(&wire->lock);
+        pthread_mutex_unlock(&wire->rx_lock);
+    }
+    return NULL;
+}

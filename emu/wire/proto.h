@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The wire protocol between software devices: a stream of frames, each a
+ * 64-byte big-endian header followed by payload_len bytes of payload. One
+ * connection carries the traffic of every QP pair of two devices; the
+ * connecting side opens with HELLO naming its endpoint.
+ *
+ *   WRITE, WRITE_IMM, SEND, SEND_IMM  request with payload (the message)
+ *   READ_REQ                          request, dma_len bytes wanted, no payload
+ *   READ_RESP                         response, payload = the bytes read
+ *   ATOMIC                            request, opcode in `op`, operands in swap_add/compare
+ *   ATOMIC_RESP                       response, payload = the 8-byte original value
+ *   ACK                               response: request psn done
+ *   NAK                               response: request psn failed with `syndrome`
+ *                                     (a PRM CQE syndrome; RNR uses EMU_WIRE_NAK_RNR)
+ * Every field is checked on receipt; a frame that fails a check ends the
+ * connection.
+ */
+#ifndef EMU_WIRE_PROTO_H
+#define EMU_WIRE_PROTO_H
+
+#include <assert.h>
+#include <stdint.h>
+
+#define EMU_WIRE_MAGIC         0x534d4c35u /* "SML5" */
+#define EMU_WIRE_VERSION       1
+#define EMU_WIRE_TCP_PORT_BASE 18500
+/* Largest payload of one frame: the largest message (caps.h EMU_LOG_MAX_MSG). */
+#define EMU_WIRE_MAX_PAYLOAD   (1u << 30)
+
+enum emu_wire_type {
+    EMU_WIRE_HELLO = 1,
+    EMU_WIRE_WRITE,
+    EMU_WIRE_WRITE_IMM,
+    EMU_WIRE_SEND,
+    EMU_WIRE_SEND_IMM,
+    EMU_WIRE_READ_REQ,
+    EMU_WIRE_READ_RESP,
+    EMU_WIRE_ATOMIC,
+    EMU_WIRE_ATOMIC_RESP,
+    EMU_WIRE_ACK,
+    EMU_WIRE_NAK,
+    EMU_WIRE_TYPE_END,
+};
+
+/* NAK syndrome of "receiver not ready": no receive WQE; the requester retries. */
+#define EMU_WIRE_NAK_RNR 0xff
+
+/* flags */
+#define EMU_WIRE_F_SOLICITED 0x01
+
+struct emu_wire_hdr {
+    uint32_t magic; /* all multi-byte fields big-endian */
+    uint8_t version;
+    uint8_t type;
+    uint8_t flags;
+    uint8_t syndrome; /* NAK */
+    uint32_t src_qpn; /* HELLO: endpoint id */
+    uint32_t dst_qpn;
+    uint32_t psn;
+    uint32_t imm;         /* immediate as sent (already wire order); HELLO: IPv4; NAK RNR: timer */
+    uint32_t payload_len; /* bytes following the header */
+    uint32_t rkey;
+    uint64_t raddr;
+    uint32_t dma_len; /* READ_REQ: bytes to read */
+    uint8_t op;       /* ATOMIC: PRM_WQE_OPCODE_ATOMIC_CS / _FA */
+    uint8_t reserved[3];
+    uint64_t swap_add;
+    uint64_t compare;
+};
+static_assert(sizeof(struct emu_wire_hdr) == 64, "wire header is 64 bytes");
+
+#endif /* EMU_WIRE_PROTO_H */

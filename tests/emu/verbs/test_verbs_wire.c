@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The wire under faults. Malformed input: garbage sent to the abstract socket
+ * of a live endpoint is counted (emu_wire_rejected_frames), the connection is
+ * dropped, and the device still works. A peer killed mid-transfer: the
+ * outstanding WQEs complete with retry-exceeded errors within the configured
+ * timeout (run with --retry-timeout 500).
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "verbs_util.h"
+
+#define ACCESS_ALL                                                               \
+    (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+     IBV_ACCESS_REMOTE_ATOMIC)
+
+static long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Connects to endpoint `ep` of this host's 127.0.0.1 devices, sends bytes, waits for the close. */
+static bool send_garbage(uint32_t ep, const void *bytes, size_t len)
+{
+    struct sockaddr_un addr;
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0), n;
+    char c;
+
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    n = snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "softmlx5/%08x/%u", 0x7f000001u, ep);
+    if (connect(fd, (struct sockaddr *)&addr,
+                (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) != 0) {
+        close(fd);
+        return false;
+    }
+    if (write(fd, bytes, len) != (ssize_t)len) {
+        close(fd);
+        return false;
+    }
+    n = (int)read(fd, &c, 1); /* the device closes the connection */
+    close(fd);
+    return n == 0;
+}
+
+static void test_malformed(void)
+{
+    uint64_t (*rejected)(struct ibv_device *) =
+            (uint64_t(*)(struct ibv_device *))dlsym(RTLD_DEFAULT, "emu_wire_rejected_frames");
+    struct vu_ctx c;
+    struct vu_end a, b;
+    struct vu_info ia, ib;
+    uint8_t junk[128];
+    uint8_t hdr[64];
+    struct ibv_wc wc;
+
+    VU_CHECK(rejected != NULL, "emu_wire_rejected_frames is exported");
+    if (rejected == NULL || vu_open(&c) || vu_end_create(&c, &a, 16, 4, 4, ACCESS_ALL) ||
+        vu_end_create(&c, &b, 16, 4, 4, ACCESS_ALL))
+        return;
+    memset(junk, 0xa5, sizeof(junk));
+    VU_CHECK(send_garbage(a.qp->qp_num >> 16, junk, sizeof(junk)), "garbage: connection dropped");
+    VU_CHECK(rejected(c.ctx->device) == 1, "garbage counted (%lu)",
+             (unsigned long)rejected(c.ctx->device));
+    /* A well-formed HELLO, then a write to an unknown QPN. */
+    memset(hdr, 0, sizeof(hdr));
+    memcpy(hdr, "SML5", 4);
+    hdr[4] = 1;
+    hdr[5] = 1;  /* HELLO */
+    hdr[11] = 9; /* endpoint 9 */
+    {
+        uint8_t two[128];
+
+        memcpy(two, hdr, 64);
+        memcpy(two + 64, hdr, 64);
+        two[64 + 5] = 2;     /* WRITE */
+        two[64 + 13] = 0x7f; /* dst QPN 0x??7f.. of nobody */
+        two[64 + 14] = 0x7f;
+        VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
+                 "unknown QPN: connection dropped");
+    }
+    hdr[4] = 9; /* bad version */
+    VU_CHECK(send_garbage(a.qp->qp_num >> 16, hdr, sizeof(hdr)), "bad version: dropped");
+    VU_CHECK(rejected(c.ctx->device) == 3, "three malformed frames counted (%lu)",
+             (unsigned long)rejected(c.ctx->device));
+    /* The device still works. */
+    vu_info_of(&c, &a, &ia);
+    vu_info_of(&c, &b, &ib);
+    VU_CHECK(vu_connect(&a, &ib, ACCESS_ALL, 7) == 0 && vu_connect(&b, &ia, ACCESS_ALL, 7) == 0,
+             "connect after garbage");
+    memset(a.buf, 0x3c, 4096);
+    VU_CHECK(vu_post(&a, IBV_WR_RDMA_WRITE, 1, 0, 4096, &ib, 0, IBV_SEND_SIGNALED) == 0 &&
+                     vu_wait(a.cq, &wc, 5000) == 1 && wc.status == IBV_WC_SUCCESS &&
+                     b.buf[4095] == 0x3c,
+             "write after garbage");
+    vu_end_destroy(&a);
+    vu_end_destroy(&b);
+    vu_close(&c);
+}
+
+static void test_peer_killed(void)
+{
+    int sv[2], status;
+    struct vu_ctx c;
+    struct vu_end a;
+    struct vu_info ia, ib;
+    struct ibv_wc wc;
+    int ok = 0, retry = 0, flushed = 0, other = 0;
+    long start, elapsed;
+    pid_t pid;
+    char ready;
+
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pid = fork();
+    if (pid == 0) {
+        struct vu_end b;
+
+        close(sv[0]);
+        if (vu_open(&c) || vu_end_create(&c, &b, 16, 4, 4, ACCESS_ALL))
+            _exit(2);
+        vu_info_of(&c, &b, &ib);
+        if (write(sv[1], &ib, sizeof(ib)) != sizeof(ib) ||
+            read(sv[1], &ia, sizeof(ia)) != sizeof(ia) || vu_connect(&b, &ia, ACCESS_ALL, 7) ||
+            write(sv[1], "r", 1) != 1)
+            _exit(2);
+        pause(); /* killed by the parent */
+        _exit(0);
+    }
+    close(sv[1]);
+    if (vu_open(&c) || vu_end_create(&c, &a, 256, 128, 4, ACCESS_ALL))
+        return;
+    vu_info_of(&c, &a, &ia);
+    if (read(sv[0], &ib, sizeof(ib)) != sizeof(ib) || write(sv[0], &ia, sizeof(ia)) != sizeof(ia) ||
+        vu_connect(&a, &ib, ACCESS_ALL, 7) || read(sv[0], &ready, 1) != 1)
+        return;
+    for (int i = 0; i < 100; i++)
+        vu_post(&a, IBV_WR_RDMA_WRITE, (uint64_t)i, 0, 65536, &ib, 0, IBV_SEND_SIGNALED);
+    kill(pid, SIGKILL);
+    start = now_ms();
+    for (int i = 0; i < 100 && vu_wait(a.cq, &wc, 3000) == 1; i++) {
+        if (wc.status == IBV_WC_SUCCESS)
+            ok++;
+        else if (wc.status == IBV_WC_RETRY_EXC_ERR)
+            retry++;
+        else if (wc.status == IBV_WC_WR_FLUSH_ERR)
+            flushed++;
+        else
+            other++;
+    }
+    elapsed = now_ms() - start;
+    waitpid(pid, &status, 0);
+    VU_CHECK(ok + retry + flushed == 100 && other == 0,
+             "every WQE completed (%d ok, %d retry-exceeded, %d flushed, %d other)", ok, retry,
+             flushed, other);
+    VU_CHECK(ok == 100 || retry == 1, "one retry-exceeded completion, the rest flushed");
+    VU_CHECK(elapsed < 500 + 1500, "completions within the retry timeout (%ld ms)", elapsed);
+    /* Posting on the failed QP flushes at once; nothing hangs. */
+    VU_CHECK(vu_post(&a, IBV_WR_RDMA_WRITE, 200, 0, 8, &ib, 0, IBV_SEND_SIGNALED) == 0 &&
+                     vu_wait(a.cq, &wc, 2000) == 1 &&
+                     (wc.status == IBV_WC_WR_FLUSH_ERR || wc.status == IBV_WC_RETRY_EXC_ERR),
+             "post after the peer died completes in error");
+    vu_end_destroy(&a);
+    vu_close(&c);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    test_peer_killed(); /* forks: before this process opens its device */
+    test_malformed();
+    return vu_summary("test_verbs_wire");
+}
