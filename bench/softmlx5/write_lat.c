@@ -6,8 +6,10 @@
  *
  *   softmlx5-run -- softmlx5_write_lat [--csv FILE] [--iters N]
  *
- * Each side waits for the peer's write to change the last word of its
- * buffer, then writes the same sequence number back.
+ * Each side waits for the peer's write to change the first word of its
+ * buffer, then writes the same sequence number back. While waiting it polls
+ * its CQ for its own completions, as RDMA applications do; on softmlx5 that
+ * poll is also where the device makes progress when the CPUs are all busy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,32 +25,54 @@
 #define TARGET_RATIO 1.0
 #define MSG          8
 
-/* Writes seq to the peer and keeps the send queue drained (every 32nd write signaled). */
-static int pingpong_send(struct rc_pair *p, uint64_t seq, int *unsignaled)
-{
-    int signaled = ++*unsignaled == 32;
+/*
+ * Writes seq to the peer, every write signaled; at most `depth` in flight.
+ * Completions are reaped while waiting, as an application polls its CQ.
+ */
+struct pingpong {
+    struct rc_pair p;
+    int in_flight;
+};
 
-    *(volatile uint64_t *)((char *)p->buf + MSG) = seq;
-    if (rc_pair_write(p, MSG, 0, MSG, signaled, seq))
+static int pingpong_reap(struct pingpong *pp)
+{
+    struct ibv_wc wc[8];
+    int n = ibv_poll_cq(pp->p.cq, 8, wc);
+
+    for (int i = 0; i < n; i++)
+        if (wc[i].status != IBV_WC_SUCCESS)
+            return -1;
+    if (n > 0)
+        pp->in_flight -= n;
+    return n < 0 ? -1 : 0;
+}
+
+static int pingpong_send(struct pingpong *pp, uint64_t seq)
+{
+    while (pp->in_flight >= 32)
+        if (pingpong_reap(pp))
+            return -1;
+    *(volatile uint64_t *)((char *)pp->p.buf + MSG) = seq;
+    if (rc_pair_write(&pp->p, MSG, 0, MSG, 1, seq))
         return -1;
-    if (signaled) {
-        *unsignaled = 0;
-        return rc_pair_wait(p, 1);
-    }
+    pp->in_flight++;
     return 0;
 }
 
-static void pingpong_wait(struct rc_pair *p, uint64_t seq)
+/* Waits for the peer's write of seq, polling the CQ meanwhile (that drives the software NIC). */
+static int pingpong_wait(struct pingpong *pp, uint64_t seq)
 {
-    while (*(volatile uint64_t *)p->buf != seq)
-        ;
+    while (*(volatile uint64_t *)pp->p.buf != seq)
+        if (pingpong_reap(pp))
+            return -1;
+    return 0;
 }
 
 static double rdma_half_rtt(int iters)
 {
-    int fds[2], unsignaled = 0;
-    struct rc_pair p;
+    struct pingpong pp = {0};
     double t0, t1;
+    int fds[2];
     pid_t pid;
 
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
@@ -56,29 +80,31 @@ static double rdma_half_rtt(int iters)
     pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        if (rc_pair_open(&p, fds[1], 4096, 64))
+        if (rc_pair_open(&pp.p, fds[1], 4096, 64))
             _exit(1);
-        for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
-            pingpong_wait(&p, i);
-            if (pingpong_send(&p, i, &unsignaled))
+        for (uint64_t i = 1; i <= (uint64_t)iters; i++)
+            if (pingpong_wait(&pp, i) || pingpong_send(&pp, i))
                 _exit(1);
-        }
+        while (pp.in_flight > 0)
+            if (pingpong_reap(&pp))
+                _exit(1);
         rc_pair_sync(fds[1]);
-        rc_pair_close(&p);
+        rc_pair_close(&pp.p);
         _exit(0);
     }
     close(fds[1]);
-    if (rc_pair_open(&p, fds[0], 4096, 64))
+    if (rc_pair_open(&pp.p, fds[0], 4096, 64))
         return 0;
     t0 = bench_now_sec();
-    for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
-        if (pingpong_send(&p, i, &unsignaled))
+    for (uint64_t i = 1; i <= (uint64_t)iters; i++)
+        if (pingpong_send(&pp, i) || pingpong_wait(&pp, i))
             return 0;
-        pingpong_wait(&p, i);
-    }
     t1 = bench_now_sec();
+    while (pp.in_flight > 0)
+        if (pingpong_reap(&pp))
+            return 0;
     rc_pair_sync(fds[0]);
-    rc_pair_close(&p);
+    rc_pair_close(&pp.p);
     waitpid(pid, NULL, 0);
     return (t1 - t0) / (2.0 * iters);
 }

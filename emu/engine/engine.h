@@ -25,6 +25,9 @@ void emu_engine_sq_run(struct emu_qp *qp);
  */
 int emu_engine_rx(struct emu_conn *conn, const struct emu_wire_hdr *hdr);
 
+/* Sends the ACKs owed on conn (end of a receive batch; rx_lock held). */
+void emu_engine_ack_flush(struct emu_conn *conn);
+
 /* Progress thread: retry and RNR timers of every QP of the device. */
 void emu_engine_timers(struct emu_nic *nic, uint64_t now_ns);
 

@@ -84,10 +84,52 @@ static enum emu_mr_check resp_hold(struct emu_qp *qp, struct resp_target *t, uin
     return EMU_MR_OK;
 }
 
+#define RESP_ACK_EVERY 8
+
+void emu_engine_ack_flush(struct emu_conn *conn)
+{
+    for (int i = 0; i < conn->ack_count; i++) {
+        struct emu_wire_hdr h;
+
+        engine_hdr_init(&h, EMU_WIRE_ACK, conn->acks[i].qpn, conn->acks[i].remote_qpn,
+                        conn->acks[i].psn);
+        emu_conn_send(conn, &h, NULL, 0);
+    }
+    conn->ack_count = 0;
+    conn->ack_frames = 0;
+}
+
+/* Owes an ACK for psn (cumulative: it acknowledges every earlier request of the QP too). */
+static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn)
+{
+    int i;
+
+    for (i = 0; i < conn->ack_count; i++)
+        if (conn->acks[i].qpn == qp->qpn)
+            break;
+    if (i == (int)(sizeof(conn->acks) / sizeof(conn->acks[0]))) {
+        emu_engine_ack_flush(conn);
+        i = 0;
+    }
+    if (i == conn->ack_count) {
+        conn->acks[i].qpn = qp->qpn;
+        conn->acks[i].remote_qpn = qp->attr.remote_qpn;
+        conn->ack_count++;
+    }
+    conn->acks[i].psn = psn;
+    /* A few frames per ACK: enough to save work, few enough to keep the requester's window open. */
+    if (++conn->ack_frames >= RESP_ACK_EVERY)
+        emu_engine_ack_flush(conn);
+    return 0;
+}
+
 static int resp_reply(struct emu_qp *qp, struct emu_conn *conn, uint8_t type, uint32_t psn,
                       uint8_t syndrome, const struct iovec *iov, int iovcnt, uint32_t len)
 {
     struct emu_wire_hdr h;
+
+    /* Responses leave in request order: owed ACKs go before this one. */
+    emu_engine_ack_flush(conn);
 
     engine_hdr_init(&h, type, qp->qpn, qp->attr.remote_qpn, psn);
     h.syndrome = syndrome;
@@ -305,7 +347,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
         engine_cqe_resp(qp, op, (uint32_t)rindex, len, h->imm, be32toh(h->src_qpn),
                         (h->flags & EMU_WIRE_F_SOLICITED) != 0);
     }
-    return resp_reply(qp, conn, EMU_WIRE_ACK, psn, 0, NULL, 0, 0);
+    return resp_ack_defer(qp, conn, psn);
 }
 
 static bool resp_state_ok(uint8_t state)

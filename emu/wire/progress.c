@@ -21,6 +21,13 @@
 
 #define PROGRESS_IDLE_MAX_NS   1000000ull /* UAR polling backs off to 1 ms */
 #define PROGRESS_TIMER_SCAN_NS 2000000ull /* retry/RNR timers are checked every 2 ms */
+/*
+ * A bulk read takes at most 4 KiB: enough to batch many small frames, while a
+ * large payload goes from the socket straight to its destination (one copy)
+ * instead of through this buffer.
+ */
+#define PROGRESS_RX_CHUNK      4096u
+#define PROGRESS_RX_BATCH      64
 
 /* The DevX side provides the real one (nic/uar.c); without it no doorbell page exists. */
 __attribute__((weak)) bool emu_uar_poll(struct emu_nic *nic)
@@ -105,24 +112,9 @@ static bool progress_hello(struct emu_conn *conn, const struct emu_wire_hdr *h)
     return true;
 }
 
-/* Reads what the socket has and executes every whole frame; false: drop the connection. */
-static bool progress_rx(struct emu_conn *conn)
+/* Executes every whole frame in the receive buffer; false: drop the connection. */
+static bool progress_frames(struct emu_conn *conn)
 {
-    ssize_t n;
-
-    if (conn->roff == conn->rlen) {
-        conn->roff = conn->rlen = 0;
-    } else if (conn->roff > 0) {
-        memmove(conn->rbuf, conn->rbuf + conn->roff, conn->rlen - conn->roff);
-        conn->rlen -= conn->roff;
-        conn->roff = 0;
-    }
-    n = recv(conn->fd, conn->rbuf + conn->rlen, (256u << 10) - conn->rlen, MSG_DONTWAIT);
-    if (n == 0)
-        return false;
-    if (n < 0)
-        return errno == EAGAIN || errno == EINTR;
-    conn->rlen += (size_t)n;
     while (conn->rlen - conn->roff >= sizeof(struct emu_wire_hdr)) {
         struct emu_wire_hdr h;
 
@@ -139,6 +131,39 @@ static bool progress_rx(struct emu_conn *conn)
         if (__atomic_load_n(&conn->dead, __ATOMIC_ACQUIRE))
             return false;
     }
+    return true;
+}
+
+/*
+ * Reads and executes frames until the socket is empty (at most
+ * PROGRESS_RX_BATCH reads, for fairness between connections), then sends the
+ * ACKs the batch owes. false: drop the connection.
+ */
+static bool progress_rx(struct emu_conn *conn)
+{
+    for (int reads = 0; reads < PROGRESS_RX_BATCH; reads++) {
+        ssize_t n;
+
+        if (conn->roff == conn->rlen) {
+            conn->roff = conn->rlen = 0;
+        } else if (conn->roff > 0) {
+            memmove(conn->rbuf, conn->rbuf + conn->roff, conn->rlen - conn->roff);
+            conn->rlen -= conn->roff;
+            conn->roff = 0;
+        }
+        n = recv(conn->fd, conn->rbuf + conn->rlen, PROGRESS_RX_CHUNK - conn->rlen, MSG_DONTWAIT);
+        if (n == 0)
+            return false;
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EINTR)
+                return false;
+            break;
+        }
+        conn->rlen += (size_t)n;
+        if (!progress_frames(conn))
+            return false;
+    }
+    emu_engine_ack_flush(conn);
     return true;
 }
 

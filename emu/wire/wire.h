@@ -38,6 +38,18 @@ struct emu_conn {
     pthread_mutex_t send_lock;
     uint8_t *rbuf; /* bytes received and not parsed yet (progress thread only) */
     size_t rlen, roff;
+    /*
+     * ACKs owed for data frames of the batch being received (under rx_lock):
+     * one per QP, sent when the batch ends or before any other response, so
+     * a stream of writes costs one ACK per batch instead of one per frame.
+     */
+    struct {
+        uint32_t qpn;
+        uint32_t remote_qpn;
+        uint32_t psn;
+    } acks[16];
+    int ack_count;
+    int ack_frames;        /* frames acknowledged by the owed ACKs */
     struct emu_conn *next; /* wire's list (guarded by wire->lock) */
 };
 
