@@ -23,7 +23,7 @@ double bench_now_sec(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int full_io(int fd, void *buf, size_t len, int writing)
+int bench_full_io(int fd, void *buf, size_t len, int writing)
 {
     char *p = buf;
 
@@ -42,7 +42,7 @@ int rc_pair_sync(int fd)
 {
     char c = 's';
 
-    return full_io(fd, &c, 1, 1) || full_io(fd, &c, 1, 0) ? -1 : 0;
+    return bench_full_io(fd, &c, 1, 1) || bench_full_io(fd, &c, 1, 0) ? -1 : 0;
 }
 
 static int rc_connect(struct rc_pair *p, const struct rc_peer_info *peer)
@@ -129,7 +129,7 @@ int rc_pair_open(struct rc_pair *p, int fd, size_t buf_size, int queue_depth)
     me.addr = (uintptr_t)p->buf;
     me.lid = port.lid;
     memcpy(me.gid, gid.raw, 16);
-    if (full_io(fd, &me, sizeof(me), 1) || full_io(fd, &peer, sizeof(peer), 0))
+    if (bench_full_io(fd, &me, sizeof(me), 1) || bench_full_io(fd, &peer, sizeof(peer), 0))
         return -1;
     p->peer_addr = peer.addr;
     p->peer_rkey = peer.rkey;

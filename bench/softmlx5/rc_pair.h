@@ -34,6 +34,9 @@ int rc_pair_write(struct rc_pair *p, size_t local, size_t remote, size_t len, in
 /* Waits for n completions; -1 on an error completion. */
 int rc_pair_wait(struct rc_pair *p, int n);
 
+/* Reads or writes exactly len bytes; -1 on error or end of stream. */
+int bench_full_io(int fd, void *buf, size_t len, int writing);
+
 /* A byte or word exchange over fd, used as a barrier. */
 int rc_pair_sync(int fd);
 

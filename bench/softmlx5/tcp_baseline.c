@@ -13,21 +13,6 @@
 
 #include "rc_pair.h"
 
-static int full_io(int fd, void *buf, size_t len, int writing)
-{
-    char *p = buf;
-
-    while (len > 0) {
-        ssize_t n = writing ? write(fd, p, len) : read(fd, p, len);
-
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* A connected loopback TCP pair: *server_fd for the child, *client_fd for the parent. */
 static int tcp_pair(int *server_fd, int *client_fd)
 {
@@ -74,14 +59,14 @@ double tcp_stream_bandwidth(size_t chunk, size_t total)
                 _exit(1);
             got += (size_t)n;
         }
-        _exit(full_io(sfd, &ack, 1, 1) ? 1 : 0);
+        _exit(bench_full_io(sfd, &ack, 1, 1) ? 1 : 0);
     }
     close(sfd);
     t0 = bench_now_sec();
     for (size_t sent = 0; sent < total; sent += chunk)
-        if (full_io(cfd, buf, chunk, 1))
+        if (bench_full_io(cfd, buf, chunk, 1))
             break;
-    full_io(cfd, &ack, 1, 0);
+    bench_full_io(cfd, &ack, 1, 0);
     t1 = bench_now_sec();
     close(cfd);
     waitpid(pid, NULL, 0);
@@ -103,14 +88,14 @@ double tcp_pingpong_half_rtt(size_t size, int iterations)
     if (pid == 0) {
         close(cfd);
         for (int i = 0; i < iterations; i++)
-            if (full_io(sfd, buf, size, 0) || full_io(sfd, buf, size, 1))
+            if (bench_full_io(sfd, buf, size, 0) || bench_full_io(sfd, buf, size, 1))
                 _exit(1);
         _exit(0);
     }
     close(sfd);
     t0 = bench_now_sec();
     for (int i = 0; i < iterations; i++)
-        if (full_io(cfd, buf, size, 1) || full_io(cfd, buf, size, 0))
+        if (bench_full_io(cfd, buf, size, 1) || bench_full_io(cfd, buf, size, 0))
             break;
     t1 = bench_now_sec();
     close(cfd);

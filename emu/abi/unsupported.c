@@ -13,34 +13,15 @@
 
 #include "common/emu_log.h"
 
-#define EMU_EXPORT __attribute__((visibility("default")))
-
 void emu_unsupported(const char *call)
 {
     EMU_LOG_ERR("%s is not supported by softmlx5", call);
     errno = EOPNOTSUPP;
 }
 
-#define UNSUPPORTED_PTR(name)    \
-    EMU_EXPORT void *name(void); \
-    void *name(void)             \
-    {                            \
-        emu_unsupported(#name);  \
-        return NULL;             \
-    }
-#define UNSUPPORTED_INT(name)   \
-    EMU_EXPORT int name(void);  \
-    int name(void)              \
-    {                           \
-        emu_unsupported(#name); \
-        return EOPNOTSUPP;      \
-    }
-#define UNSUPPORTED_VOID(name)  \
-    EMU_EXPORT void name(void); \
-    void name(void)             \
-    {                           \
-        emu_unsupported(#name); \
-    }
+#define UNSUPPORTED_PTR(name)  EMU_UNSUPPORTED_CALL(void *, name, NULL)
+#define UNSUPPORTED_INT(name)  EMU_UNSUPPORTED_CALL(int, name, EOPNOTSUPP)
+#define UNSUPPORTED_VOID(name) EMU_UNSUPPORTED_VOID_CALL(name)
 
 /* libibverbs: path records and kernel-format copies (kernel ABI helpers). */
 UNSUPPORTED_VOID(ibv_copy_path_rec_from_kern)

@@ -12,35 +12,10 @@
 
 #include "abi/unsupported.h"
 
-#define DV_EXPORT __attribute__((visibility("default")))
-
-#define DV_UNSUPPORTED_PTR(name) \
-    DV_EXPORT void *name(void);  \
-    void *name(void)             \
-    {                            \
-        emu_unsupported(#name);  \
-        return NULL;             \
-    }
-#define DV_UNSUPPORTED_INT(name) \
-    DV_EXPORT int name(void);    \
-    int name(void)               \
-    {                            \
-        emu_unsupported(#name);  \
-        return EOPNOTSUPP;       \
-    }
-#define DV_UNSUPPORTED_NEG(name) \
-    DV_EXPORT long name(void);   \
-    long name(void)              \
-    {                            \
-        emu_unsupported(#name);  \
-        return -1;               \
-    }
-#define DV_UNSUPPORTED_VOID(name) \
-    DV_EXPORT void name(void);    \
-    void name(void)               \
-    {                             \
-        emu_unsupported(#name);   \
-    }
+#define DV_UNSUPPORTED_PTR(name)  EMU_UNSUPPORTED_CALL(void *, name, NULL)
+#define DV_UNSUPPORTED_INT(name)  EMU_UNSUPPORTED_CALL(int, name, EOPNOTSUPP)
+#define DV_UNSUPPORTED_NEG(name)  EMU_UNSUPPORTED_CALL(long, name, -1)
+#define DV_UNSUPPORTED_VOID(name) EMU_UNSUPPORTED_VOID_CALL(name)
 
 DV_UNSUPPORTED_INT(_mlx5dv_mkey_check)
 DV_UNSUPPORTED_INT(_mlx5dv_query_port)
