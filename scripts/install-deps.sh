@@ -9,6 +9,7 @@ packages=(
     libibverbs-dev ibverbs-providers # rdma-core headers (the libraries are loaded at run time)
     libcmocka-dev                    # unit tests
     ibverbs-utils                    # ibv_rc_pingpong: the softmlx5 acceptance test
+    iproute2                         # ss, ip netns: the two-host softmlx5 test
     clang-format                     # format-check
 )
 

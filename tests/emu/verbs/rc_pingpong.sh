@@ -6,6 +6,7 @@
 set -u
 run=$1
 pingpong=$2
+command -v "$pingpong" >/dev/null || { echo "skipped: $pingpong is not installed (ibverbs-utils)"; exit 77; }
 port=$((20000 + RANDOM % 20000))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
