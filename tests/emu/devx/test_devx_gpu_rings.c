@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The DevX data path of test_devx_datapath with the rings in GPU memory: each
+ * QP's CQE ring, work queue and doorbell records are in a umem registered on
+ * cuMemAlloc'd memory. The test writes WQEs, receive WQEs and doorbell
+ * records with cuMemcpyHtoD and reads CQEs with cuMemcpyDtoH (op_own first,
+ * then the whole entry); softmlx5 reaches the same memory through the CUDA
+ * driver. Two QPs in one process; with SOFTMLX5_NO_DBR=1 the requester's
+ * send queue is in no-DBR mode. Skipped (77) without a CUDA device.
+ */
+#include <signal.h>
+#include <unistd.h>
+
+#include "devx_dp.h"
+#include "emu_cuda_test.h"
+
+#define LOG_CQ 2 /* 4 CQEs */
+#define LOG_SQ 3 /* 8 basic blocks */
+#define LOG_RQ 2 /* 4 receive WQEs */
+
+static const struct core_cuda_ops *cuda;
+
+static void gpu_fail(const char *what, core_cu_result rc)
+{
+    fprintf(stderr, "%s: CUDA error %d\n", what, rc);
+    exit(1);
+}
+
+static void *gpu_alloc(size_t size)
+{
+    core_cu_deviceptr p = 0;
+
+    if (cuda->cuMemAlloc(&p, size) != CORE_CU_SUCCESS)
+        return NULL;
+    return (void *)(uintptr_t)p;
+}
+
+static void gpu_free(void *addr)
+{
+    core_cu_result rc = cuda->cuMemFree((core_cu_deviceptr)(uintptr_t)addr);
+
+    if (rc != CORE_CU_SUCCESS)
+        gpu_fail("cuMemFree", rc);
+}
+
+/* Synchronous: the copy is complete, and visible to the device, on return. */
+static void gpu_write(void *dst, const void *src, size_t len)
+{
+    core_cu_result rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dst, src, len);
+
+    if (rc != CORE_CU_SUCCESS)
+        gpu_fail("cuMemcpyHtoD", rc);
+}
+
+static void gpu_read(void *dst, const void *src, size_t len)
+{
+    core_cu_result rc = cuda->cuMemcpyDtoH(dst, (core_cu_deviceptr)(uintptr_t)src, len);
+
+    if (rc != CORE_CU_SUCCESS)
+        gpu_fail("cuMemcpyDtoH", rc);
+}
+
+static const struct dp_mem gpu_mem = {"GPU", gpu_alloc, gpu_free, gpu_write, gpu_read};
+
+static bool no_dbr_mode(void)
+{
+    const char *v = getenv("SOFTMLX5_NO_DBR");
+
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+int main(void)
+{
+    const char *why;
+    struct dp_dev dev;
+    struct dp_qp a, b;
+    struct dp_info ia, ib;
+    struct dp_peer peer = {.local = &b, .sock = -1};
+    unsigned int type = 0;
+
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    why = emu_cuda_open(&cuda);
+    if (why != NULL) {
+        printf("skipped: no CUDA device (%s)\n", why);
+        return EMU_CUDA_SKIP;
+    }
+    dp_open(&dev);
+    if (dp_qp_create(&dev, &gpu_mem, &a, LOG_CQ, LOG_SQ, LOG_RQ, no_dbr_mode()) != 0 ||
+        dp_qp_create(&dev, &gpu_mem, &b, LOG_CQ, LOG_SQ, LOG_RQ, false) != 0)
+        return 1;
+    /* The rings are device memory, not host memory the GPU can see. */
+    DP_CHECK(cuda->cuPointerGetAttribute(&type, CORE_CU_POINTER_ATTR_MEMORY_TYPE,
+                                         (core_cu_deviceptr)(uintptr_t)a.ring) == CORE_CU_SUCCESS &&
+                     type == CORE_CU_MEMORYTYPE_DEVICE,
+             "the ring at %p is not GPU memory (type %u)", (void *)a.ring, type);
+    dp_info_of(&a, &ia);
+    dp_info_of(&b, &ib);
+    DT_CHECK(dp_qp_connect(&a, &ib) == 0 && dp_qp_connect(&b, &ia) == 0);
+    dp_suite(&a, &peer, &ib);
+    dp_qp_destroy(&a);
+    dp_qp_destroy(&b);
+    dp_close(&dev);
+    return dp_summary(no_dbr_mode() ? "test_devx_gpu_rings, no-DBR" : "test_devx_gpu_rings");
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CUDA driver for softmlx5's GPU tests, through the project's dlopen
+ * table (link with dgn_internal). A test calls emu_cuda_open() first and,
+ * when it answers a reason, prints "skipped: no CUDA device (<reason>)" and
+ * exits with EMU_CUDA_SKIP.
+ */
+#ifndef EMU_CUDA_TEST_H
+#define EMU_CUDA_TEST_H
+
+#include <stdio.h>
+
+#include "core/cuda_driver.h"
+
+#define EMU_CUDA_SKIP 77
+
+/*
+ * Loads the driver and makes GPU 0's primary context current in this
+ * thread. NULL on success (*cuda_out set), otherwise why not (one line).
+ */
+static inline const char *emu_cuda_open(const struct core_cuda_ops **cuda_out)
+{
+    static char why[128];
+    const struct core_cuda_ops *cuda = NULL;
+    core_cu_context ctx = NULL;
+    core_cu_device dev = 0;
+    core_cu_result rc;
+    int count = 0;
+
+    if (core_cuda_get(&cuda) != DOCA_SUCCESS || cuda == NULL) {
+        const char *reason = core_cuda_unavailable_reason();
+
+        return reason != NULL ? reason : "the CUDA driver is unusable";
+    }
+    rc = cuda->cuDeviceGetCount(&count);
+    if (rc != CORE_CU_SUCCESS || count < 1) {
+        snprintf(why, sizeof(why), "cuDeviceGetCount: CUDA error %d, %d devices", rc, count);
+        return why;
+    }
+    rc = cuda->cuDeviceGet(&dev, 0);
+    if (rc == CORE_CU_SUCCESS)
+        rc = cuda->cuDevicePrimaryCtxRetain(&ctx, dev);
+    if (rc == CORE_CU_SUCCESS)
+        rc = cuda->cuCtxSetCurrent(ctx);
+    if (rc != CORE_CU_SUCCESS) {
+        snprintf(why, sizeof(why), "GPU 0's primary context: CUDA error %d", rc);
+        return why;
+    }
+    *cuda_out = cuda;
+    return NULL;
+}
+
+#endif /* EMU_CUDA_TEST_H */

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DOCA Verbs data path on softmlx5: two RC QPs made and connected with the
+ * DOCA Verbs API, driven by hand: WQEs built with mlx5_wqe.h into the SQ
+ * ring the API exposes, the doorbell record updated and the doorbell written
+ * to the UAR register, CQEs polled from the CQ ring with mlx5_cqe.h. RDMA
+ * write, read, fetch-add, compare-swap and write with immediate into a
+ * receive queue, each checked byte for byte; more operations than SQ and CQ
+ * entries, so both rings wrap.
+ *
+ * Usage: test_verbs_datapath local | fork | gpu
+ *   local: both QPs in this process; fork: one per process (fork before the
+ *   device is opened; the peers trade addresses over a socketpair); gpu:
+ *   rings in GPU memory (exit 77, "skipped: ...", without a usable GPU).
+ */
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/cuda_driver.h"
+#include "prm/mlx5_cqe.h"
+#include "prm/mlx5_wqe.h"
+#include "verbs_test.h"
+
+#define BUF_SIZE   8192
+#define CQ_SIZE    8
+#define SQ_WR      4
+#define RQ_WR      4
+#define N_WRITES   20 /* more than SQ_WR basic blocks and CQ_SIZE CQEs: both rings wrap */
+#define TIMEOUT_MS 5000
+
+#define A(bit) DOCA_VERBS_QP_ATTR_##bit
+
+struct info {
+    uint32_t qpn;
+    uint32_t rkey;
+    uint64_t addr;
+    uint16_t lid;
+    uint8_t gid[16];
+};
+
+struct end {
+    doca_verbs_cq_t *cq;
+    doca_verbs_qp_t *qp;
+    struct ibv_mr *mr;
+    uint8_t *buf;
+    uint32_t qpn;
+    uint8_t *sq, *rq;
+    uint32_t sq_n, rq_n, rq_stride;
+    volatile uint32_t *qp_dbr;
+    volatile uint64_t *uar;
+    uint8_t *cq_ring;
+    uint32_t cq_n, cq_log;
+    volatile uint32_t *cq_dbr;
+    uint16_t sq_pi;
+    uint32_t rq_pi;
+    uint32_t cq_ci;
+};
+
+static int failures;
+
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            failures++;                                          \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fprintf(stderr, "\n");                               \
+        }                                                        \
+    } while (0)
+
+/* Bytes of p[0..n) that are not v. */
+static int count_not(const uint8_t *p, int v, int n)
+{
+    int bad = 0;
+
+    for (int i = 0; i < n; i++)
+        bad += p[i] != (uint8_t)v;
+    return bad;
+}
+
+static int end_create(struct vt_dev *d, struct end *e)
+{
+    doca_verbs_qp_init_attr_t *ia;
+    void *sq, *rq, *dbr, *uar, *ring;
+    uint32_t *ci;
+    uint8_t esz;
+
+    e->cq = vt_cq(d->dev, CQ_SIZE);
+    ia = vt_qp_attr(d->dev, e->cq, SQ_WR, RQ_WR);
+    if (e->cq == NULL || ia == NULL || doca_verbs_qp_create(d->dev, ia, &e->qp) != DOCA_SUCCESS)
+        return -1;
+    doca_verbs_qp_init_attr_destroy(ia);
+    e->buf = calloc(1, BUF_SIZE);
+    e->mr = ibv_reg_mr(d->pd, e->buf, BUF_SIZE,
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                               IBV_ACCESS_REMOTE_ATOMIC);
+    if (e->mr == NULL)
+        return -1;
+    doca_verbs_qp_get_qpn(e->qp, &e->qpn);
+    doca_verbs_qp_get_wq(e->qp, &sq, &e->sq_n, &rq, &e->rq_n, &e->rq_stride);
+    doca_verbs_qp_get_dbr_addr(e->qp, &dbr);
+    doca_verbs_qp_get_uar_addr(e->qp, &uar);
+    doca_verbs_cq_get_wq(e->cq, &ring, &e->cq_n, &esz);
+    doca_verbs_cq_get_dbr_addr(e->cq, NULL, &ci, NULL);
+    e->sq = sq;
+    e->rq = rq;
+    e->qp_dbr = dbr;
+    e->uar = uar;
+    e->cq_ring = ring;
+    e->cq_dbr = ci;
+    e->cq_log = 0;
+    while ((1u << e->cq_log) < e->cq_n)
+        e->cq_log++;
+    return 0;
+}
+
+static void end_destroy(struct end *e)
+{
+    CHECK(doca_verbs_qp_destroy(e->qp) == DOCA_SUCCESS, "QP destroy");
+    CHECK(doca_verbs_cq_destroy(e->cq) == DOCA_SUCCESS, "CQ destroy");
+    ibv_dereg_mr(e->mr);
+    free(e->buf);
+}
+
+static void info_of(struct vt_dev *d, struct end *e, struct info *i)
+{
+    struct ibv_port_attr pa;
+    union ibv_gid gid;
+
+    memset(i, 0, sizeof(*i));
+    i->qpn = e->qpn;
+    i->rkey = e->mr->rkey;
+    i->addr = (uintptr_t)e->buf;
+    if (ibv_query_port(d->ctx, 1, &pa) == 0)
+        i->lid = pa.lid;
+    if (ibv_query_gid(d->ctx, 1, 0, &gid) == 0)
+        memcpy(i->gid, gid.raw, 16);
+}
+
+static int connect_qp(struct vt_dev *d, struct end *e, const struct info *r)
+{
+    doca_verbs_qp_attr_t *a = NULL;
+    doca_verbs_ah_attr_t *ah = NULL;
+    struct doca_verbs_gid gid;
+    struct ibv_port_attr pa;
+    int rc = 0;
+
+    doca_verbs_qp_attr_create(&a);
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_INIT);
+    doca_verbs_qp_attr_set_pkey_index(a, 0);
+    doca_verbs_qp_attr_set_port_num(a, 1);
+    doca_verbs_qp_attr_set_allow_remote_write(a, 1);
+    doca_verbs_qp_attr_set_allow_remote_read(a, 1);
+    doca_verbs_qp_attr_set_atomic_mode(a, DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC);
+    rc |= doca_verbs_qp_modify(e->qp, a,
+                               A(NEXT_STATE) | A(PKEY_INDEX) | A(PORT_NUM) | A(ALLOW_REMOTE_WRITE) |
+                                       A(ALLOW_REMOTE_READ) | A(ATOMIC_MODE));
+    doca_verbs_ah_attr_create(d->dev, &ah);
+    memcpy(gid.raw, r->gid, 16);
+    doca_verbs_ah_attr_set_gid(ah, gid);
+    if (ibv_query_port(d->ctx, 1, &pa) == 0 && pa.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+        doca_verbs_ah_attr_set_addr_type(ah, DOCA_VERBS_ADDR_TYPE_IB_NO_GRH);
+        doca_verbs_ah_attr_set_dlid(ah, r->lid);
+    }
+    doca_verbs_qp_attr_set_ah_attr(a, ah);
+    doca_verbs_ah_attr_destroy(ah);
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RTR);
+    doca_verbs_qp_attr_set_rq_psn(a, 0);
+    doca_verbs_qp_attr_set_dest_qp_num(a, r->qpn);
+    doca_verbs_qp_attr_set_path_mtu(a, DOCA_VERBS_MTU_SIZE_1K_BYTES);
+    doca_verbs_qp_attr_set_min_rnr_timer(a, 12);
+    doca_verbs_qp_attr_set_max_dest_rd_atomic(a, 4);
+    rc |= doca_verbs_qp_modify(e->qp, a,
+                               A(NEXT_STATE) | A(RQ_PSN) | A(DEST_QP_NUM) | A(PATH_MTU) |
+                                       A(AH_ATTR) | A(MIN_RNR_TIMER) | A(MAX_DEST_RD_ATOMIC));
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RTS);
+    doca_verbs_qp_attr_set_sq_psn(a, 0);
+    doca_verbs_qp_attr_set_ack_timeout(a, 14);
+    doca_verbs_qp_attr_set_retry_cnt(a, 7);
+    doca_verbs_qp_attr_set_rnr_retry(a, 7);
+    doca_verbs_qp_attr_set_max_rd_atomic(a, 4);
+    rc |= doca_verbs_qp_modify(e->qp, a,
+                               A(NEXT_STATE) | A(SQ_PSN) | A(ACK_TIMEOUT) | A(RETRY_CNT) |
+                                       A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC));
+    doca_verbs_qp_attr_destroy(a);
+    return rc;
+}
+
+/* Makes the WQE at the producer index visible and rings the doorbell. */
+static void ring_sq(struct end *e, const struct prm_wqe_ctrl_seg *ctrl)
+{
+    uint64_t db;
+
+    e->sq_pi++;
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* WQE before the doorbell record */
+    e->qp_dbr[1] = htobe32(e->sq_pi);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* doorbell record before the UAR write */
+    memcpy(&db, ctrl, sizeof(db));
+    *e->uar = db;
+}
+
+static void *sq_slot(struct end *e)
+{
+    return e->sq + (size_t)(e->sq_pi & (e->sq_n - 1)) * PRM_WQE_BB_SIZE;
+}
+
+static void post_rdma(struct end *e, uint8_t opcode, uint32_t loff, uint32_t len,
+                      const struct info *r, uint32_t roff, uint32_t imm)
+{
+    struct prm_wqe_ctrl_seg *ctrl = sq_slot(e);
+    struct prm_wqe_raddr_seg *raddr = (void *)(ctrl + 1);
+    struct prm_wqe_data_seg *data = (void *)(raddr + 1);
+
+    prm_wqe_set_raddr_seg(raddr, r->addr + roff, r->rkey);
+    prm_wqe_set_data_seg(data, len, e->mr->lkey, (uintptr_t)e->buf + loff);
+    prm_wqe_set_ctrl_seg(ctrl, e->sq_pi, opcode, 0, e->qpn, PRM_WQE_CTRL_CQ_UPDATE, PRM_WQE_DS_RDMA,
+                         0, htobe32(imm));
+    ring_sq(e, ctrl);
+}
+
+static void post_atomic(struct end *e, uint8_t opcode, uint32_t loff, const struct info *r,
+                        uint32_t roff, uint64_t swap_add, uint64_t compare)
+{
+    struct prm_wqe_ctrl_seg *ctrl = sq_slot(e);
+    struct prm_wqe_raddr_seg *raddr = (void *)(ctrl + 1);
+    struct prm_wqe_atomic_seg *atomic = (void *)(raddr + 1);
+    struct prm_wqe_data_seg *data = (void *)(atomic + 1);
+
+    prm_wqe_set_raddr_seg(raddr, r->addr + roff, r->rkey);
+    prm_wqe_set_atomic_seg(atomic, swap_add, compare);
+    prm_wqe_set_data_seg(data, 8, e->mr->lkey, (uintptr_t)e->buf + loff);
+    prm_wqe_set_ctrl_seg(ctrl, e->sq_pi, opcode, 0, e->qpn, PRM_WQE_CTRL_CQ_UPDATE,
+                         PRM_WQE_DS_ATOMIC, 0, 0);
+    ring_sq(e, ctrl);
+}
+
+static void post_recv(struct end *e, uint32_t off, uint32_t len)
+{
+    struct prm_wqe_data_seg *seg =
+            (void *)(e->rq + (size_t)(e->rq_pi & (e->rq_n - 1)) * e->rq_stride);
+
+    prm_wqe_set_data_seg(seg, len, e->mr->lkey, (uintptr_t)e->buf + off);
+    e->rq_pi++;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    e->qp_dbr[0] = htobe32(e->rq_pi & 0xffff);
+}
+
+/* Polls one CQE; returns it (copied) or a zeroed CQE with opcode INVALID on timeout. */
+static struct prm_cqe64 poll_cq(struct end *e)
+{
+    struct prm_cqe64 out;
+    struct timespec t0, t;
+    struct prm_cqe64 *cqe = (void *)(e->cq_ring + (size_t)(e->cq_ci & (e->cq_n - 1)) * 64);
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!prm_cqe_sw_owned(cqe, e->cq_ci, e->cq_log)) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > TIMEOUT_MS) {
+            memset(&out, 0, sizeof(out));
+            out.op_own = prm_cqe_make_op_own(PRM_CQE_OPCODE_INVALID, 0);
+            return out;
+        }
+    }
+    __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the owner bit before the rest of the CQE */
+    out = *cqe;
+    e->cq_ci++;
+    *e->cq_dbr = htobe32(e->cq_ci & 0xffffff);
+    return out;
+}
+
+static bool expect_cqe(struct end *e, uint8_t opcode, const char *what)
+{
+    struct prm_cqe64 c = poll_cq(e);
+
+    CHECK(prm_cqe_opcode(&c) == opcode, "%s: CQE opcode 0x%x, expected 0x%x (syndrome 0x%x)", what,
+          prm_cqe_opcode(&c), opcode, prm_cqe_is_error(&c) ? prm_cqe_syndrome(&c) : 0);
+    return prm_cqe_opcode(&c) == opcode;
+}
+
+/* The requester side: every operation against the remote buffer described by r. */
+static void run_requester(struct end *a, const struct info *r, uint8_t *remote_view)
+{
+    for (int i = 0; i < N_WRITES; i++) {
+        memset(a->buf, 0x10 + i, 64);
+        post_rdma(a, PRM_WQE_OPCODE_RDMA_WRITE, 0, 64, r, 64 * (uint32_t)i, 0);
+        if (!expect_cqe(a, PRM_CQE_OPCODE_REQ, "RDMA write"))
+            return;
+        if (remote_view != NULL)
+            CHECK(count_not(remote_view + 64 * i, 0x10 + i, 64) == 0, "write %d: bytes differ", i);
+    }
+    /* Read back what the writes put there. */
+    post_rdma(a, PRM_WQE_OPCODE_RDMA_READ, 4096, 64 * N_WRITES, r, 0, 0);
+    if (expect_cqe(a, PRM_CQE_OPCODE_REQ, "RDMA read"))
+        for (int i = 0; i < N_WRITES; i++)
+            CHECK(count_not(a->buf + 4096 + 64 * i, 0x10 + i, 64) == 0, "read block %d differs", i);
+    /* Fetch-add and compare-swap on the 8 bytes at remote 2048 (initially 100). */
+    post_atomic(a, PRM_WQE_OPCODE_ATOMIC_FA, 3000, r, 2048, 5, 0);
+    if (expect_cqe(a, PRM_CQE_OPCODE_REQ, "fetch-add"))
+        CHECK(be64toh(*(uint64_t *)(a->buf + 3000)) == 100, "fetch-add returned %llu",
+              (unsigned long long)be64toh(*(uint64_t *)(a->buf + 3000)));
+    post_atomic(a, PRM_WQE_OPCODE_ATOMIC_CS, 3008, r, 2048, 777, 105);
+    if (expect_cqe(a, PRM_CQE_OPCODE_REQ, "compare-swap"))
+        CHECK(be64toh(*(uint64_t *)(a->buf + 3008)) == 105, "compare-swap returned %llu",
+              (unsigned long long)be64toh(*(uint64_t *)(a->buf + 3008)));
+    post_atomic(a, PRM_WQE_OPCODE_ATOMIC_CS, 3016, r, 2048, 1, 105); /* fails: now 777 */
+    if (expect_cqe(a, PRM_CQE_OPCODE_REQ, "compare-swap (no swap)"))
+        CHECK(be64toh(*(uint64_t *)(a->buf + 3016)) == 777, "failed compare-swap returned %llu",
+              (unsigned long long)be64toh(*(uint64_t *)(a->buf + 3016)));
+    /* Write with immediate: consumes a receive WQE of the peer. */
+    memset(a->buf + 3072, 0xab, 100);
+    post_rdma(a, PRM_WQE_OPCODE_RDMA_WRITE_IMM, 3072, 100, r, 2560, 0xc0ffee);
+    expect_cqe(a, PRM_CQE_OPCODE_REQ, "write with immediate");
+}
+
+/* The responder side after the requester is done. */
+static void check_responder(struct end *b)
+{
+    struct prm_cqe64 c;
+
+    CHECK(be64toh(*(uint64_t *)(b->buf + 2048)) == 777, "atomic target holds %llu",
+          (unsigned long long)be64toh(*(uint64_t *)(b->buf + 2048)));
+    c = poll_cq(b);
+    CHECK(prm_cqe_opcode(&c) == PRM_CQE_OPCODE_RESP_WR_IMM, "receive CQE opcode 0x%x",
+          prm_cqe_opcode(&c));
+    if (prm_cqe_opcode(&c) == PRM_CQE_OPCODE_RESP_WR_IMM) {
+        CHECK(be32toh(prm_cqe_imm(&c)) == 0xc0ffee, "immediate 0x%x", be32toh(prm_cqe_imm(&c)));
+        CHECK(prm_cqe_byte_cnt(&c) == 100, "byte count %u", prm_cqe_byte_cnt(&c));
+    }
+    CHECK(count_not(b->buf + 2560, 0xab, 100) == 0, "write-imm data differs");
+}
+
+static int run_local(void)
+{
+    struct vt_dev d;
+    struct end a = {0}, b = {0};
+    struct info ia, ib;
+
+    vt_open(&d);
+    if (end_create(&d, &a) != 0 || end_create(&d, &b) != 0) {
+        fprintf(stderr, "FAIL: cannot create the QPs\n");
+        return 1;
+    }
+    info_of(&d, &a, &ia);
+    info_of(&d, &b, &ib);
+    if (connect_qp(&d, &a, &ib) != 0 || connect_qp(&d, &b, &ia) != 0) {
+        fprintf(stderr, "FAIL: cannot bring the QPs to RTS\n");
+        return 1;
+    }
+    *(uint64_t *)(b.buf + 2048) = htobe64(100);
+    post_recv(&b, 1024, 256);
+    run_requester(&a, &ib, b.buf);
+    check_responder(&b);
+    end_destroy(&a);
+    end_destroy(&b);
+    vt_close(&d);
+    return failures != 0;
+}
+
+static int run_fork(void)
+{
+    int sv[2], fd, status = 0;
+    pid_t pid;
+    struct vt_dev d;
+    struct end e = {0};
+    struct info mine, peer;
+    char done = 0;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        return 1;
+    pid = fork();
+    if (pid < 0)
+        return 1;
+    /* Each process keeps its own end: a shared end would let a process read its own bytes. */
+    fd = sv[pid == 0];
+    close(sv[pid != 0]);
+    vt_open(&d);
+    if (end_create(&d, &e) != 0) {
+        fprintf(stderr, "FAIL: cannot create the QP\n");
+        return 1;
+    }
+    info_of(&d, &e, &mine);
+    if (pid == 0)
+        *(uint64_t *)(e.buf + 2048) = htobe64(100);
+    if (pid == 0)
+        post_recv(&e, 1024, 256);
+    if (write(fd, &mine, sizeof(mine)) != sizeof(mine) ||
+        read(fd, &peer, sizeof(peer)) != sizeof(peer) || connect_qp(&d, &e, &peer) != 0) {
+        fprintf(stderr, "FAIL: exchange or connection\n");
+        return 1;
+    }
+    /* Both sides in RTS before any request. */
+    if (write(fd, &done, 1) != 1 || read(fd, &done, 1) != 1)
+        return 1;
+    if (pid != 0) {
+        run_requester(&e, &peer, NULL);
+        done = 1;
+        if (write(fd, &done, 1) != 1)
+            return 1;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "responder process failed");
+    } else {
+        if (read(fd, &done, 1) != 1)
+            return 1;
+        for (int i = 0; i < N_WRITES; i++)
+            CHECK(count_not(e.buf + 64 * i, 0x10 + i, 64) == 0, "written block %d differs", i);
+        check_responder(&e);
+    }
+    end_destroy(&e);
+    vt_close(&d);
+    return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "local";
+    int rc;
+
+    if (strcmp(mode, "gpu") == 0) {
+        const char *why = core_cuda_unavailable_reason();
+
+        if (why != NULL) {
+            printf("skipped: no CUDA device (%s)\n", why);
+            return VT_SKIP;
+        }
+        printf("skipped: rings in GPU memory are not exercised by this test yet\n");
+        return VT_SKIP;
+    }
+    rc = strcmp(mode, "fork") == 0 ? run_fork() : run_local();
+    printf("%s: %s (%d failures)\n", mode, rc == 0 ? "passed" : "FAILED", failures);
+    return rc;
+}
