@@ -35,6 +35,9 @@
 #define PRM_CMD_DESTROY_CQ               0x401
 #define PRM_CMD_QUERY_CQ                 0x402
 #define PRM_CMD_MODIFY_CQ                0x403
+#define PRM_CMD_CREATE_SRQ               0x700
+#define PRM_CMD_DESTROY_SRQ              0x701
+#define PRM_CMD_QUERY_SRQ                0x702
 #define PRM_CMD_CREATE_QP                0x500
 #define PRM_CMD_DESTROY_QP               0x501
 #define PRM_CMD_RST2INIT_QP              0x502

@@ -11,23 +11,8 @@
 #include <stdlib.h>
 
 #include "prm/prm_cmd.h"
+#include "prm/prm_srq.h"
 #include "verbs_internal.h"
-
-/*
- * CREATE_SRQ / DESTROY_SRQ and the SRQ context (PRM srqc). Not in src/prm
- * yet: to be moved to a prm_srq.h there.
- */
-#define VERBS_PRM_CMD_CREATE_SRQ      0x700
-#define VERBS_PRM_CREATE_SRQ_IN_SIZE  0x110
-#define VERBS_PRM_CREATE_SRQ_IN_SRQC  0x10
-#define VERBS_PRM_CREATE_SRQ_OUT_SIZE 0x10
-#define VERBS_PRM_CREATE_SRQ_OUT_SRQN 0x08, 0, 24
-#define VERBS_PRM_SRQC_LOG_SRQ_SIZE   0x00, 24, 4
-#define VERBS_PRM_SRQC_CONT_SRQ       0x04, 30, 1
-#define VERBS_PRM_SRQC_LOG_RQ_STRIDE  0x04, 24, 3
-#define VERBS_PRM_SRQC_LOG_PAGE_SIZE  0x10, 24, 6
-#define VERBS_PRM_SRQC_PD             0x18, 0, 24
-#define VERBS_PRM_SRQC_DBR_ADDR       0x28, 0, 64
 
 #define VERBS_SRQ_LOG_MAX_STRIDE 7 /* log_rq_stride is 3 bits, in 16-byte units */
 
@@ -189,21 +174,21 @@ static doca_error_t verbs_srq_check(struct ibv_context *ctx,
 static doca_error_t verbs_srq_command(doca_dev_t *dev, const struct doca_verbs_srq_init_attr *attr,
                                       struct doca_verbs_srq *srq, uint64_t dbr_offset)
 {
-    uint8_t in[VERBS_PRM_CREATE_SRQ_IN_SIZE] = {0};
-    uint8_t out[VERBS_PRM_CREATE_SRQ_OUT_SIZE];
-    void *srqc = PRM_AT(in, VERBS_PRM_CREATE_SRQ_IN_SRQC);
+    uint8_t in[PRM_CREATE_SRQ_IN_SIZE] = {0};
+    uint8_t out[PRM_CREATE_SRQ_OUT_SIZE];
+    void *srqc = PRM_AT(in, PRM_CREATE_SRQ_IN_SRQC);
     doca_error_t err;
 
-    PRM_SET(in, PRM_CMD_OPCODE, VERBS_PRM_CMD_CREATE_SRQ);
-    PRM_SET(srqc, VERBS_PRM_SRQC_LOG_SRQ_SIZE, srq->log_size);
-    PRM_SET(srqc, VERBS_PRM_SRQC_CONT_SRQ, attr->type == DOCA_VERBS_SRQ_TYPE_CONTIGUOUS);
-    PRM_SET(srqc, VERBS_PRM_SRQC_LOG_RQ_STRIDE, verbs_log2_ceil(srq->stride / VERBS_RQ_UNIT));
-    PRM_SET(srqc, VERBS_PRM_SRQC_LOG_PAGE_SIZE, 0);
-    PRM_SET(srqc, VERBS_PRM_SRQC_PD, dev->pdn);
-    PRM_SET(srqc, VERBS_PRM_SRQC_DBR_ADDR, dbr_offset);
+    PRM_SET(in, PRM_CMD_OPCODE, PRM_CMD_CREATE_SRQ);
+    PRM_SET(srqc, PRM_SRQC_LOG_SRQ_SIZE, srq->log_size);
+    PRM_SET(srqc, PRM_SRQC_CONT_SRQ, attr->type == DOCA_VERBS_SRQ_TYPE_CONTIGUOUS);
+    PRM_SET(srqc, PRM_SRQC_LOG_RQ_STRIDE, verbs_log2_ceil(srq->stride / VERBS_RQ_UNIT));
+    PRM_SET(srqc, PRM_SRQC_LOG_PAGE_SIZE, 0);
+    PRM_SET(srqc, PRM_SRQC_PD, dev->pdn);
+    PRM_SET(srqc, PRM_SRQC_DBR_ADDR, dbr_offset);
     err = verbs_devx_create(dev->ctx, in, sizeof(in), out, sizeof(out), &srq->obj);
     if (err == DOCA_SUCCESS)
-        srq->srqn = (uint32_t)PRM_GET(out, VERBS_PRM_CREATE_SRQ_OUT_SRQN);
+        srq->srqn = (uint32_t)PRM_GET(out, PRM_CREATE_SRQ_OUT_SRQN);
     return err;
 }
 
