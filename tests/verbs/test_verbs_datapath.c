@@ -11,7 +11,12 @@
  * Usage: test_verbs_datapath local | fork | gpu
  *   local: both QPs in this process; fork: one per process (fork before the
  *   device is opened; the peers trade addresses over a socketpair); gpu:
- *   rings in GPU memory (exit 77, "skipped: ...", without a usable GPU).
+ *   as local, with each CQ's ring and doorbell record and each QP's work
+ *   queue and doorbell record in cuMemAlloc'd memory wrapped in a UMEM
+ *   (exit 77, "skipped: ...", without a usable GPU). Every access to a ring
+ *   or doorbell record goes through a ring_mem: plain loads and stores in
+ *   host memory, cuMemcpyHtoD / cuMemcpyDtoH in GPU memory. The UAR and the
+ *   data buffers are host memory in every mode.
  */
 #include <endian.h>
 #include <stdbool.h>
@@ -23,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cuda_driver.h"
+#include "emu_cuda_test.h"
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
 #include "verbs_test.h"
@@ -34,6 +39,8 @@
 #define RQ_WR      4
 #define N_WRITES   20 /* more than SQ_WR basic blocks and CQ_SIZE CQEs: both rings wrap */
 #define TIMEOUT_MS 5000
+#define GPU_REGION 16384 /* cuMemAlloc'd bytes for a CQ's or QP's ring + doorbell record */
+#define GPU_DBR    8192  /* offset of the doorbell record in such a region */
 
 #define A(bit) DOCA_VERBS_QP_ATTR_##bit
 
@@ -45,19 +52,31 @@ struct info {
     uint8_t gid[16];
 };
 
+/* Where the rings and doorbell records live. Writes and reads are complete on return. */
+struct ring_mem {
+    const char *name;
+    /* A 4-byte write is a doorbell-record update: ordered after every earlier write. */
+    void (*write)(void *dst, const void *src, size_t len);
+    /* A 1-byte read is an op_own poll: later reads are ordered after it. */
+    void (*read)(void *dst, const void *src, size_t len);
+};
+
 struct end {
+    const struct ring_mem *mem;
+    void *cq_mem, *qp_mem; /* GPU mode: the cuMemAlloc'd regions */
+    doca_verbs_umem_t *cq_umem, *qp_umem;
     doca_verbs_cq_t *cq;
     doca_verbs_qp_t *qp;
     struct ibv_mr *mr;
     uint8_t *buf;
     uint32_t qpn;
-    uint8_t *sq, *rq;
+    uint8_t *sq, *rq; /* ring_mem addresses, as are qp_dbr, cq_ring and cq_dbr */
     uint32_t sq_n, rq_n, rq_stride;
-    volatile uint32_t *qp_dbr;
-    volatile uint64_t *uar;
+    uint8_t *qp_dbr;
+    volatile uint64_t *uar; /* host memory in every mode */
     uint8_t *cq_ring;
     uint32_t cq_n, cq_log;
-    volatile uint32_t *cq_dbr;
+    uint8_t *cq_dbr;
     uint16_t sq_pi;
     uint32_t rq_pi;
     uint32_t cq_ci;
@@ -75,6 +94,58 @@ static int failures;
         }                                                        \
     } while (0)
 
+/* --- ring memory ------------------------------------------------------------------------- */
+
+static void host_write(void *dst, const void *src, size_t len)
+{
+    uint32_t v;
+
+    if (len == sizeof(v)) {
+        memcpy(&v, src, sizeof(v));
+        __atomic_store_n((uint32_t *)dst, v, __ATOMIC_RELEASE);
+        return;
+    }
+    memcpy(dst, src, len);
+}
+
+static void host_read(void *dst, const void *src, size_t len)
+{
+    if (len == 1) {
+        *(uint8_t *)dst = __atomic_load_n((const uint8_t *)src, __ATOMIC_ACQUIRE);
+        return;
+    }
+    memcpy(dst, src, len);
+}
+
+static const struct ring_mem host_mem = {"host", host_write, host_read};
+
+static const struct core_cuda_ops *cuda; /* set in gpu mode */
+
+static void gpu_fail(const char *what, core_cu_result rc)
+{
+    fprintf(stderr, "FAIL: %s: CUDA error %d\n", what, rc);
+    exit(1);
+}
+
+/* Synchronous: the copy is complete, and visible to the device, on return. */
+static void gpu_write(void *dst, const void *src, size_t len)
+{
+    core_cu_result rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dst, src, len);
+
+    if (rc != CORE_CU_SUCCESS)
+        gpu_fail("cuMemcpyHtoD", rc);
+}
+
+static void gpu_read(void *dst, const void *src, size_t len)
+{
+    core_cu_result rc = cuda->cuMemcpyDtoH(dst, (core_cu_deviceptr)(uintptr_t)src, len);
+
+    if (rc != CORE_CU_SUCCESS)
+        gpu_fail("cuMemcpyDtoH", rc);
+}
+
+static const struct ring_mem gpu_mem = {"GPU", gpu_write, gpu_read};
+
 /* Bytes of p[0..n) that are not v. */
 static int count_not(const uint8_t *p, int v, int n)
 {
@@ -85,16 +156,68 @@ static int count_not(const uint8_t *p, int v, int n)
     return bad;
 }
 
-static int end_create(struct vt_dev *d, struct end *e)
+/* GPU mode: GPU_REGION bytes of device memory registered as a UMEM; 0 or -1. */
+static int gpu_region(struct vt_dev *d, void **mem, doca_verbs_umem_t **umem)
+{
+    core_cu_deviceptr p = 0;
+    unsigned int type = 0;
+    core_cu_result rc = cuda->cuMemAlloc(&p, GPU_REGION);
+
+    if (rc != CORE_CU_SUCCESS)
+        gpu_fail("cuMemAlloc", rc);
+    *mem = (void *)(uintptr_t)p;
+    CHECK(cuda->cuPointerGetAttribute(&type, CORE_CU_POINTER_ATTR_MEMORY_TYPE, p) ==
+                          CORE_CU_SUCCESS &&
+                  type == CORE_CU_MEMORYTYPE_DEVICE,
+          "%p is not GPU memory (type %u)", *mem, type);
+    return doca_verbs_umem_create(d->dev, NULL, *mem, GPU_REGION, IBV_ACCESS_LOCAL_WRITE,
+                                  (int)DOCA_VERBS_DMABUF_INVALID_FD, 0, umem) == DOCA_SUCCESS
+                   ? 0
+                   : -1;
+}
+
+/* The CQ: internal host memory, or (GPU mode) ring at 0 and doorbell record at GPU_DBR. */
+static doca_verbs_cq_t *end_cq(struct vt_dev *d, struct end *e)
+{
+    doca_verbs_cq_attr_t *attr = NULL;
+    doca_verbs_cq_t *cq = NULL;
+
+    if (e->mem != &gpu_mem)
+        return vt_cq(d->dev, CQ_SIZE);
+    if (gpu_region(d, &e->cq_mem, &e->cq_umem) != 0 ||
+        doca_verbs_cq_attr_create(&attr) != DOCA_SUCCESS)
+        return NULL;
+    doca_verbs_cq_attr_set_cq_size(attr, CQ_SIZE);
+    doca_verbs_cq_attr_set_external_umem(attr, e->cq_umem, 0);
+    doca_verbs_cq_attr_set_external_dbr_umem(attr, e->cq_umem, GPU_DBR);
+    if (doca_verbs_cq_create(d->dev, attr, &cq) != DOCA_SUCCESS)
+        cq = NULL;
+    doca_verbs_cq_attr_destroy(attr);
+    return cq;
+}
+
+static int end_create(struct vt_dev *d, struct end *e, const struct ring_mem *mem)
 {
     doca_verbs_qp_init_attr_t *ia;
     void *sq, *rq, *dbr, *uar, *ring;
     uint32_t *ci;
-    uint8_t esz;
+    uint8_t esz, op_own;
+    uint32_t word;
 
-    e->cq = vt_cq(d->dev, CQ_SIZE);
+    e->mem = mem;
+    e->cq = end_cq(d, e);
+    if (e->cq == NULL)
+        return -1;
     ia = vt_qp_attr(d->dev, e->cq, SQ_WR, RQ_WR);
-    if (e->cq == NULL || ia == NULL || doca_verbs_qp_create(d->dev, ia, &e->qp) != DOCA_SUCCESS)
+    if (ia == NULL)
+        return -1;
+    if (mem == &gpu_mem) {
+        if (gpu_region(d, &e->qp_mem, &e->qp_umem) != 0)
+            return -1;
+        doca_verbs_qp_init_attr_set_external_umem(ia, e->qp_umem, 0);
+        doca_verbs_qp_init_attr_set_external_umem_dbr(ia, e->qp_umem, GPU_DBR);
+    }
+    if (doca_verbs_qp_create(d->dev, ia, &e->qp) != DOCA_SUCCESS)
         return -1;
     doca_verbs_qp_init_attr_destroy(ia);
     e->buf = calloc(1, BUF_SIZE);
@@ -114,10 +237,28 @@ static int end_create(struct vt_dev *d, struct end *e)
     e->qp_dbr = dbr;
     e->uar = uar;
     e->cq_ring = ring;
-    e->cq_dbr = ci;
+    e->cq_dbr = (uint8_t *)ci;
     e->cq_log = 0;
     while ((1u << e->cq_log) < e->cq_n)
         e->cq_log++;
+    if (mem == &gpu_mem)
+        CHECK(e->cq_ring == e->cq_mem && e->cq_dbr == (uint8_t *)e->cq_mem + GPU_DBR &&
+                      e->rq == e->qp_mem && e->qp_dbr == (uint8_t *)e->qp_mem + GPU_DBR,
+              "the rings are not where the UMEMs put them");
+    if (e->rq_stride > 64 || (size_t)e->rq_stride * e->rq_n > (size_t)(e->sq - e->rq)) {
+        fprintf(stderr, "FAIL: %u receive WQEs of %u bytes\n", e->rq_n, e->rq_stride);
+        return -1; /* post_recv writes one stride from a 64-byte buffer */
+    }
+    /* doca_verbs_cq_create marked every CQE invalid (through CUDA for GPU memory). */
+    for (uint32_t i = 0; i < e->cq_n; i++) {
+        mem->read(&op_own, e->cq_ring + (size_t)i * 64 + 63, 1);
+        CHECK(op_own == prm_cqe_make_op_own(PRM_CQE_OPCODE_INVALID, 0),
+              "%s CQE %u: op_own 0x%02x after creation", mem->name, i, op_own);
+    }
+    mem->read(&word, e->cq_dbr, sizeof(word));
+    CHECK(word == 0, "%s CQ doorbell record 0x%x after creation", mem->name, word);
+    mem->read(&word, e->qp_dbr + 4, sizeof(word));
+    CHECK(word == 0, "%s QP doorbell record 0x%x after creation", mem->name, word);
     return 0;
 }
 
@@ -127,6 +268,13 @@ static void end_destroy(struct end *e)
     CHECK(doca_verbs_cq_destroy(e->cq) == DOCA_SUCCESS, "CQ destroy");
     ibv_dereg_mr(e->mr);
     free(e->buf);
+    if (e->mem != &gpu_mem)
+        return;
+    CHECK(doca_verbs_umem_destroy(e->qp_umem) == DOCA_SUCCESS, "QP UMEM destroy");
+    CHECK(doca_verbs_umem_destroy(e->cq_umem) == DOCA_SUCCESS, "CQ UMEM destroy");
+    CHECK(cuda->cuMemFree((core_cu_deviceptr)(uintptr_t)e->qp_mem) == CORE_CU_SUCCESS &&
+                  cuda->cuMemFree((core_cu_deviceptr)(uintptr_t)e->cq_mem) == CORE_CU_SUCCESS,
+          "cuMemFree");
 }
 
 static void info_of(struct vt_dev *d, struct end *e, struct info *i)
@@ -193,28 +341,27 @@ static int connect_qp(struct vt_dev *d, struct end *e, const struct info *r)
     return rc;
 }
 
-/* Makes the WQE at the producer index visible and rings the doorbell. */
-static void ring_sq(struct end *e, const struct prm_wqe_ctrl_seg *ctrl)
+/* Writes the WQE built in wqe to the slot at the producer index and rings the doorbell. */
+static void ring_sq(struct end *e, const uint8_t *wqe)
 {
     uint64_t db;
+    uint32_t be;
 
+    e->mem->write(e->sq + (size_t)(e->sq_pi & (e->sq_n - 1)) * PRM_WQE_BB_SIZE, wqe,
+                  PRM_WQE_BB_SIZE);
     e->sq_pi++;
-    __atomic_thread_fence(__ATOMIC_RELEASE); /* WQE before the doorbell record */
-    e->qp_dbr[1] = htobe32(e->sq_pi);
+    be = htobe32(e->sq_pi); /* a 4-byte write: after the WQE */
+    e->mem->write(e->qp_dbr + 4, &be, sizeof(be));
     __atomic_thread_fence(__ATOMIC_RELEASE); /* doorbell record before the UAR write */
-    memcpy(&db, ctrl, sizeof(db));
+    memcpy(&db, wqe, sizeof(db));
     *e->uar = db;
-}
-
-static void *sq_slot(struct end *e)
-{
-    return e->sq + (size_t)(e->sq_pi & (e->sq_n - 1)) * PRM_WQE_BB_SIZE;
 }
 
 static void post_rdma(struct end *e, uint8_t opcode, uint32_t loff, uint32_t len,
                       const struct info *r, uint32_t roff, uint32_t imm)
 {
-    struct prm_wqe_ctrl_seg *ctrl = sq_slot(e);
+    uint8_t wqe[PRM_WQE_BB_SIZE] = {0};
+    struct prm_wqe_ctrl_seg *ctrl = (void *)wqe;
     struct prm_wqe_raddr_seg *raddr = (void *)(ctrl + 1);
     struct prm_wqe_data_seg *data = (void *)(raddr + 1);
 
@@ -222,13 +369,14 @@ static void post_rdma(struct end *e, uint8_t opcode, uint32_t loff, uint32_t len
     prm_wqe_set_data_seg(data, len, e->mr->lkey, (uintptr_t)e->buf + loff);
     prm_wqe_set_ctrl_seg(ctrl, e->sq_pi, opcode, 0, e->qpn, PRM_WQE_CTRL_CQ_UPDATE, PRM_WQE_DS_RDMA,
                          0, htobe32(imm));
-    ring_sq(e, ctrl);
+    ring_sq(e, wqe);
 }
 
 static void post_atomic(struct end *e, uint8_t opcode, uint32_t loff, const struct info *r,
                         uint32_t roff, uint64_t swap_add, uint64_t compare)
 {
-    struct prm_wqe_ctrl_seg *ctrl = sq_slot(e);
+    uint8_t wqe[PRM_WQE_BB_SIZE] = {0};
+    struct prm_wqe_ctrl_seg *ctrl = (void *)wqe;
     struct prm_wqe_raddr_seg *raddr = (void *)(ctrl + 1);
     struct prm_wqe_atomic_seg *atomic = (void *)(raddr + 1);
     struct prm_wqe_data_seg *data = (void *)(atomic + 1);
@@ -238,18 +386,22 @@ static void post_atomic(struct end *e, uint8_t opcode, uint32_t loff, const stru
     prm_wqe_set_data_seg(data, 8, e->mr->lkey, (uintptr_t)e->buf + loff);
     prm_wqe_set_ctrl_seg(ctrl, e->sq_pi, opcode, 0, e->qpn, PRM_WQE_CTRL_CQ_UPDATE,
                          PRM_WQE_DS_ATOMIC, 0, 0);
-    ring_sq(e, ctrl);
+    ring_sq(e, wqe);
 }
 
 static void post_recv(struct end *e, uint32_t off, uint32_t len)
 {
-    struct prm_wqe_data_seg *seg =
-            (void *)(e->rq + (size_t)(e->rq_pi & (e->rq_n - 1)) * e->rq_stride);
+    struct prm_wqe_data_seg segs[4]; /* 64 bytes: the largest stride end_create accepts */
+    uint32_t be;
 
-    prm_wqe_set_data_seg(seg, len, e->mr->lkey, (uintptr_t)e->buf + off);
+    memset(segs, 0, sizeof(segs));
+    prm_wqe_set_data_seg(&segs[0], len, e->mr->lkey, (uintptr_t)e->buf + off);
+    if (e->rq_stride > sizeof(segs[0])) /* mlx5's invalid lkey ends the scatter list */
+        prm_wqe_set_data_seg(&segs[1], 0, 0x100, 0);
+    e->mem->write(e->rq + (size_t)(e->rq_pi & (e->rq_n - 1)) * e->rq_stride, segs, e->rq_stride);
     e->rq_pi++;
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    e->qp_dbr[0] = htobe32(e->rq_pi & 0xffff);
+    be = htobe32(e->rq_pi & 0xffff); /* a 4-byte write: after the receive WQE */
+    e->mem->write(e->qp_dbr, &be, sizeof(be));
 }
 
 /* Polls one CQE; returns it (copied) or a zeroed CQE with opcode INVALID on timeout. */
@@ -257,10 +409,15 @@ static struct prm_cqe64 poll_cq(struct end *e)
 {
     struct prm_cqe64 out;
     struct timespec t0, t;
-    struct prm_cqe64 *cqe = (void *)(e->cq_ring + (size_t)(e->cq_ci & (e->cq_n - 1)) * 64);
+    uint8_t *cqe = e->cq_ring + (size_t)(e->cq_ci & (e->cq_n - 1)) * 64;
+    uint8_t op_own;
+    uint32_t be;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (!prm_cqe_sw_owned(cqe, e->cq_ci, e->cq_log)) {
+    for (;;) {
+        e->mem->read(&op_own, cqe + 63, 1);
+        if (prm_cqe_op_own_sw_owned(op_own, e->cq_ci, e->cq_log))
+            break;
         clock_gettime(CLOCK_MONOTONIC, &t);
         if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > TIMEOUT_MS) {
             memset(&out, 0, sizeof(out));
@@ -268,10 +425,11 @@ static struct prm_cqe64 poll_cq(struct end *e)
             return out;
         }
     }
-    __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the owner bit before the rest of the CQE */
-    out = *cqe;
+    /* The entry again, whole: read after op_own, so every byte is the device's. */
+    e->mem->read(&out, cqe, sizeof(out));
     e->cq_ci++;
-    *e->cq_dbr = htobe32(e->cq_ci & 0xffffff);
+    be = htobe32(e->cq_ci & 0xffffff);
+    e->mem->write(e->cq_dbr, &be, sizeof(be));
     return out;
 }
 
@@ -336,14 +494,14 @@ static void check_responder(struct end *b)
     CHECK(count_not(b->buf + 2560, 0xab, 100) == 0, "write-imm data differs");
 }
 
-static int run_local(void)
+static int run_local(const struct ring_mem *mem)
 {
     struct vt_dev d;
     struct end a = {0}, b = {0};
     struct info ia, ib;
 
     vt_open(&d);
-    if (end_create(&d, &a) != 0 || end_create(&d, &b) != 0) {
+    if (end_create(&d, &a, mem) != 0 || end_create(&d, &b, mem) != 0) {
         fprintf(stderr, "FAIL: cannot create the QPs\n");
         return 1;
     }
@@ -381,7 +539,7 @@ static int run_fork(void)
     fd = sv[pid == 0];
     close(sv[pid != 0]);
     vt_open(&d);
-    if (end_create(&d, &e) != 0) {
+    if (end_create(&d, &e, &host_mem) != 0) {
         fprintf(stderr, "FAIL: cannot create the QP\n");
         return 1;
     }
@@ -423,16 +581,16 @@ int main(int argc, char **argv)
     int rc;
 
     if (strcmp(mode, "gpu") == 0) {
-        const char *why = core_cuda_unavailable_reason();
+        const char *why = emu_cuda_open(&cuda);
 
         if (why != NULL) {
             printf("skipped: no CUDA device (%s)\n", why);
             return VT_SKIP;
         }
-        printf("skipped: rings in GPU memory are not exercised by this test yet\n");
-        return VT_SKIP;
+        rc = run_local(&gpu_mem);
+    } else {
+        rc = strcmp(mode, "fork") == 0 ? run_fork() : run_local(&host_mem);
     }
-    rc = strcmp(mode, "fork") == 0 ? run_fork() : run_local();
     printf("%s: %s (%d failures)\n", mode, rc == 0 ? "passed" : "FAILED", failures);
     return rc;
 }
