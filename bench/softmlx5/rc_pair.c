@@ -172,21 +172,33 @@ int rc_pair_write(struct rc_pair *p, size_t local, size_t remote, size_t len, in
     return ibv_post_send(p->qp, &wr, &bad);
 }
 
-int rc_pair_wait(struct rc_pair *p, int n)
+/* Polls up to max completions; their number, or -1 on an error completion. */
+static int rc_pair_poll(struct rc_pair *p, int max)
 {
     struct ibv_wc wc[16];
+    int got = ibv_poll_cq(p->cq, max < 16 ? max : 16, wc);
 
+    for (int i = 0; i < got; i++) {
+        if (wc[i].status != IBV_WC_SUCCESS) {
+            fprintf(stderr, "completion error: %s\n", ibv_wc_status_str(wc[i].status));
+            return -1;
+        }
+    }
+    return got;
+}
+
+int rc_pair_reap(struct rc_pair *p)
+{
+    return rc_pair_poll(p, 16);
+}
+
+int rc_pair_wait(struct rc_pair *p, int n)
+{
     while (n > 0) {
-        int got = ibv_poll_cq(p->cq, n < 16 ? n : 16, wc);
+        int got = rc_pair_poll(p, n);
 
         if (got < 0)
             return -1;
-        for (int i = 0; i < got; i++) {
-            if (wc[i].status != IBV_WC_SUCCESS) {
-                fprintf(stderr, "completion error: %s\n", ibv_wc_status_str(wc[i].status));
-                return -1;
-            }
-        }
         n -= got;
     }
     return 0;

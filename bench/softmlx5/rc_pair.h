@@ -31,6 +31,9 @@ void rc_pair_close(struct rc_pair *p);
 int rc_pair_write(struct rc_pair *p, size_t local, size_t remote, size_t len, int signaled,
                   uint64_t wr_id);
 
+/* Takes the completions that are there (up to 16, possibly none); -1 on an error completion. */
+int rc_pair_reap(struct rc_pair *p);
+
 /* Waits for n completions; -1 on an error completion. */
 int rc_pair_wait(struct rc_pair *p, int n);
 

@@ -8,6 +8,7 @@
  * Two processes: the child is the target, the parent posts RDMA writes with
  * up to `depth` in flight and stops the clock when the last completion
  * arrives (the software NIC completes a write only after the target placed it).
+ * Each measurement is the best of three, alternating with the TCP baseline.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "tcp_baseline.h"
 
 #define TARGET_RATIO 1.5
+#define REPEATS      3
 
 static double rdma_bandwidth(size_t size, size_t total, int depth)
 {
@@ -48,6 +50,8 @@ static double rdma_bandwidth(size_t size, size_t total, int depth)
     t0 = bench_now_sec();
     size_t posted = 0, done = 0;
     while (done < count) {
+        int reaped;
+
         while (posted < count && posted - done < (size_t)depth) {
             size_t off = (posted % 16) * size;
 
@@ -55,9 +59,10 @@ static double rdma_bandwidth(size_t size, size_t total, int depth)
                 return 0;
             posted++;
         }
-        if (rc_pair_wait(&p, 1))
+        reaped = rc_pair_reap(&p);
+        if (reaped < 0)
             return 0;
-        done++;
+        done += (size_t)reaped;
     }
     t1 = bench_now_sec();
     rc_pair_sync(fds[0]);
@@ -69,7 +74,7 @@ static double rdma_bandwidth(size_t size, size_t total, int depth)
 int main(int argc, char **argv)
 {
     const char *csv = NULL;
-    size_t size = 64 * 1024, total = 2048ULL << 20;
+    size_t size = 64 * 1024, total = 1024ULL << 20;
     double rdma, tcp;
 
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -80,8 +85,14 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--size") == 0)
             size = strtoull(argv[i + 1], NULL, 10);
     }
-    tcp = tcp_stream_bandwidth(size, total);
-    rdma = rdma_bandwidth(size, total, 64);
+    /* Best of REPEATS for each, alternating, so that a noisy moment favours neither. */
+    tcp = rdma = 0;
+    for (int rep = 0; rep < REPEATS; rep++) {
+        double t = tcp_stream_bandwidth(size, total), r = rdma_bandwidth(size, total, 64);
+
+        tcp = t > tcp ? t : tcp;
+        rdma = r > rdma ? r : rdma;
+    }
     if (rdma <= 0) {
         fprintf(stderr, "softmlx5_write_bw: the RDMA run failed\n");
         return 2;

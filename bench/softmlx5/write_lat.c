@@ -23,6 +23,7 @@
 #include "tcp_baseline.h"
 
 #define TARGET_RATIO 1.0
+#define REPEATS      3
 #define MSG          8
 
 /*
@@ -112,7 +113,7 @@ static double rdma_half_rtt(int iters)
 int main(int argc, char **argv)
 {
     const char *csv = NULL;
-    int iters = 20000;
+    int iters = 10000;
     double rdma, tcp;
 
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -121,9 +122,15 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--iters") == 0)
             iters = atoi(argv[i + 1]);
     }
-    tcp = tcp_pingpong_half_rtt(MSG, iters);
-    rdma = rdma_half_rtt(iters);
-    if (rdma <= 0) {
+    /* Best of REPEATS for each, alternating, so that a noisy moment favours neither. */
+    tcp = rdma = 1e9;
+    for (int rep = 0; rep < REPEATS; rep++) {
+        double t = tcp_pingpong_half_rtt(MSG, iters), r = rdma_half_rtt(iters);
+
+        tcp = t < tcp ? t : tcp;
+        rdma = r < rdma ? r : rdma;
+    }
+    if (rdma <= 0 || rdma >= 1e9) {
         fprintf(stderr, "softmlx5_write_lat: the RDMA run failed\n");
         return 2;
     }

@@ -84,7 +84,12 @@ static enum emu_mr_check resp_hold(struct emu_qp *qp, struct resp_target *t, uin
     return EMU_MR_OK;
 }
 
-#define RESP_ACK_EVERY 8
+/*
+ * An owed ACK leaves after this many frames or bytes at the latest (or when
+ * the receive batch ends): few enough to keep the requester's window open.
+ */
+#define RESP_ACK_EVERY_FRAMES 32
+#define RESP_ACK_EVERY_BYTES  (2u << 20)
 
 void emu_engine_ack_flush(struct emu_conn *conn)
 {
@@ -97,10 +102,11 @@ void emu_engine_ack_flush(struct emu_conn *conn)
     }
     conn->ack_count = 0;
     conn->ack_frames = 0;
+    conn->ack_bytes = 0;
 }
 
 /* Owes an ACK for psn (cumulative: it acknowledges every earlier request of the QP too). */
-static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn)
+static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint32_t len)
 {
     int i;
 
@@ -118,7 +124,8 @@ static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn
     }
     conn->acks[i].psn = psn;
     /* A few frames per ACK: enough to save work, few enough to keep the requester's window open. */
-    if (++conn->ack_frames >= RESP_ACK_EVERY)
+    conn->ack_bytes += len;
+    if (++conn->ack_frames >= RESP_ACK_EVERY_FRAMES || conn->ack_bytes >= RESP_ACK_EVERY_BYTES)
         emu_engine_ack_flush(conn);
     return 0;
 }
@@ -347,7 +354,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
         engine_cqe_resp(qp, op, (uint32_t)rindex, len, h->imm, be32toh(h->src_qpn),
                         (h->flags & EMU_WIRE_F_SOLICITED) != 0);
     }
-    return resp_ack_defer(qp, conn, psn);
+    return resp_ack_defer(qp, conn, psn, len);
 }
 
 static bool resp_state_ok(uint8_t state)

@@ -50,6 +50,7 @@ struct emu_conn {
     } acks[16];
     int ack_count;
     int ack_frames;        /* frames acknowledged by the owed ACKs */
+    uint32_t ack_bytes;    /* and their payload bytes */
     struct emu_conn *next; /* wire's list (guarded by wire->lock) */
 };
 
