@@ -22,6 +22,9 @@ void engine_complete(struct emu_qp *qp);
 struct emu_pending *engine_pending_find(struct emu_qp *qp, uint32_t psn);
 
 /* A frame header with the common fields filled (network order). */
+/* How long a request waits for its response before it is resent (or fails, retries spent). */
+uint64_t engine_retry_period_ns(const struct emu_qp *qp);
+
 void engine_hdr_init(struct emu_wire_hdr *h, uint8_t type, uint32_t src_qpn, uint32_t dst_qpn,
                      uint32_t psn);
 

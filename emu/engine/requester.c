@@ -189,7 +189,7 @@ static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index, con
     e->signaled = (w->fm_ce_se & PRM_WQE_CTRL_CE_MASK) >= PRM_WQE_CTRL_CQ_UPDATE;
     e->byte_count = bytes;
     e->psn = qp->next_psn++;
-    e->deadline_ns = emu_now_ns() + (uint64_t)emu_config_get()->retry_timeout_ms * 1000000ull;
+    e->deadline_ns = emu_now_ns() + engine_retry_period_ns(qp);
     e->needs_response = sq_needs_response(w->opcode);
     if (e->needs_response)
         qp->reads_in_flight++;

@@ -363,12 +363,39 @@ static bool resp_state_ok(uint8_t state)
            state == PRM_QP_STATE_SQER;
 }
 
+/*
+ * A request resent by a requester that timed out before our answer reached
+ * it (qp->lock held; released here). Writes and sends are not executed again
+ * but acknowledged again; reads are answered again; an atomic is not
+ * repeated and its result is not kept, so it is dropped (the requester then
+ * fails it with retry-exceeded).
+ */
+static int resp_duplicate(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                          uint32_t psn)
+{
+    int rc = 0;
+
+    EMU_LOG_DBG("QP 0x%x: duplicate request type %u, PSN 0x%x (expecting 0x%x)", qp->qpn, h->type,
+                psn, qp->expected_psn);
+    if (h->type == EMU_WIRE_READ_REQ)
+        rc = resp_read(qp, conn, h, psn);
+    else if (emu_conn_discard(conn, be32toh(h->payload_len)) != 0)
+        rc = -1;
+    else if (h->type != EMU_WIRE_ATOMIC)
+        rc = resp_ack_defer(qp, conn, qp->expected_psn - 1, 0);
+    pthread_mutex_unlock(&qp->lock);
+    return rc < 0 ? -1 : 0;
+}
+
 static int resp_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h)
 {
     uint32_t psn = be32toh(h->psn);
     int rc;
 
     pthread_mutex_lock(&qp->lock);
+    if (resp_state_ok(qp->state) && (int32_t)(psn - qp->expected_psn) < 0 &&
+        be32toh(h->src_qpn) == qp->attr.remote_qpn)
+        return resp_duplicate(qp, conn, h, psn); /* unlocks */
     if (!resp_state_ok(qp->state) || psn != qp->expected_psn) {
         /* Not for now (QP not ready, or after a NAK before the retry): dropped, as on a link. */
         pthread_mutex_unlock(&qp->lock);

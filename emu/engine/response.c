@@ -22,6 +22,12 @@
 #include "prm/prm_qp.h"
 #include "wire/wire.h"
 
+uint64_t engine_retry_period_ns(const struct emu_qp *qp)
+{
+    /* The retry timeout covers the first attempt and every retry. */
+    return (uint64_t)emu_config_get()->retry_timeout_ms * 1000000ull / (qp->attr.retry_count + 1u);
+}
+
 uint64_t engine_rnr_delay_ns(uint8_t timer)
 {
     /* IB RNR NAK timer field, in microseconds (0 means 655.36 ms). */
@@ -145,6 +151,7 @@ int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_w
                 p->done = true;
         }
         qp->rnr_retries_left = qp->attr.rnr_retry;
+        qp->retries_left = qp->attr.retry_count;
         break;
     case EMU_WIRE_READ_RESP:
     case EMU_WIRE_ATOMIC_RESP: {
@@ -161,6 +168,7 @@ int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_w
         e->syndrome = synd;
         qp->reads_in_flight--;
         qp->rnr_retries_left = qp->attr.rnr_retry;
+        qp->retries_left = qp->attr.retry_count;
         break;
     }
     case EMU_WIRE_NAK:
@@ -197,7 +205,17 @@ void emu_engine_timers(struct emu_nic *nic, uint64_t now)
         } else if (qp->rnr_resume_ns == 0 && qp->pending_head != qp->pending_tail) {
             struct emu_pending *e = &qp->pending[qp->pending_head & (qp->pending_size - 1)];
 
-            if (!e->done && now >= e->deadline_ns) {
+            if (!e->done && now >= e->deadline_ns && qp->retries_left > 0) {
+                /* A request the responder dropped (not ready yet): resend from it, as IB does. */
+                qp->retries_left--;
+                EMU_LOG_DBG("QP 0x%x: no response to PSN 0x%x yet: resending (%u retries left)",
+                            qp->qpn, e->psn, qp->retries_left);
+                qp->rnr_resume_ns = now;
+                for (uint32_t j = qp->pending_head; j != qp->pending_tail; j++)
+                    qp->pending[j & (qp->pending_size - 1)].deadline_ns =
+                            now + engine_retry_period_ns(qp);
+                run = true;
+            } else if (!e->done && now >= e->deadline_ns) {
                 EMU_LOG_ERR("QP 0x%x: no response to PSN 0x%x within %u ms: transport retry "
                             "counter exceeded",
                             qp->qpn, e->psn, emu_config_get()->retry_timeout_ms);

@@ -43,12 +43,30 @@ static void nic_init_one(struct emu_nic *nic, int index, const struct emu_config
     emu_table_init(&nic->mkeys, 1u << EMU_LOG_MAX_MKEY, 1);
 }
 
+/*
+ * The child of fork() gets a copy of the devices without their progress
+ * threads and with the parent's endpoint. As with rdma-core, what the parent
+ * opened is not the child's to use; devices the child opens are new ones,
+ * with endpoints of their own.
+ */
+static void nics_after_fork_in_child(void)
+{
+    const struct emu_config *cfg = emu_config_get();
+
+    for (int i = 0; i < cfg->device_count; i++) {
+        if (nics[i].wire != NULL)
+            emu_wire_abandon(nics[i].wire);
+        nic_init_one(&nics[i], i, cfg);
+    }
+}
+
 static void nics_init(void)
 {
     const struct emu_config *cfg = emu_config_get();
 
     for (int i = 0; i < cfg->device_count; i++)
         nic_init_one(&nics[i], i, cfg);
+    pthread_atfork(NULL, NULL, nics_after_fork_in_child);
 }
 
 struct emu_nic *emu_nic_get(int index)

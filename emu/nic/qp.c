@@ -195,6 +195,7 @@ int emu_qp_transition(struct emu_qp *qp, uint8_t from, uint8_t to, const struct 
     if (from == PRM_QP_STATE_RTR && to == PRM_QP_STATE_RTS) {
         qp->next_psn = a.sq_psn;
         qp->rnr_retries_left = a.rnr_retry;
+        qp->retries_left = a.retry_count;
     }
     qp->attr = a;
     if (to == PRM_QP_STATE_ERR) {

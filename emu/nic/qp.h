@@ -115,7 +115,8 @@ struct emu_qp {
     uint32_t pending_head, pending_tail, pending_size;
     uint32_t reads_in_flight;  /* reads and atomics awaiting their response */
     uint32_t rnr_retries_left; /* of the request waiting out an RNR NAK */
-    uint64_t rnr_resume_ns;    /* 0, or when to resend after an RNR NAK */
+    uint32_t retries_left;     /* transport retries of the oldest unanswered request */
+    uint64_t rnr_resume_ns;    /* 0, or when to resend (after an RNR NAK or a transport timeout) */
     bool resp_discard;         /* responder: NAKed expected_psn, drops later requests */
 
     /* Standard-verbs provider state (like libmlx5's): work request ids by WQE index. */

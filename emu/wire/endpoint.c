@@ -158,6 +158,18 @@ close_listen:
     return err;
 }
 
+void emu_wire_abandon(struct emu_wire *wire)
+{
+    /* Closing the child's descriptors leaves the parent's endpoint and connections intact. */
+    for (struct emu_conn *conn = wire->conns; conn != NULL; conn = conn->next)
+        close(conn->fd);
+    close(wire->epfd);
+    close(wire->wake_fd);
+    if (wire->tcp_fd >= 0)
+        close(wire->tcp_fd);
+    close(wire->listen_fd);
+}
+
 uint64_t emu_wire_rejected_frames(struct ibv_device *device)
 {
     struct emu_nic *nic;

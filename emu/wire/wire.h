@@ -76,6 +76,13 @@ struct emu_wire {
     int uar_watchers;           /* UARs whose doorbells the progress thread polls (atomic) */
 };
 
+/*
+ * In the child of fork(): closes the descriptors the child inherited from the
+ * parent's wire (the parent keeps its endpoint); the structure is left as is,
+ * its locks may be held by parent threads that do not exist in the child.
+ */
+void emu_wire_abandon(struct emu_wire *wire);
+
 /* Reserves an endpoint id for the device and starts its wire and progress thread. errno-style. */
 int emu_wire_start(struct emu_nic *nic);
 
