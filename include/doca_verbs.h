@@ -353,10 +353,12 @@ DOCA_STABLE doca_error_t doca_verbs_srq_init_attr_get_external_umem(
         uint64_t *external_umem_offset);
 
 /*
- * Creates a shared receive queue (CREATE_SRQ) on the context of the PD set
- * in the attributes. Errors: INVALID_VALUE (no PD, PD of another context,
- * bad sizes), NOT_SUPPORTED (the device makes no SRQs over DevX), NO_MEMORY,
- * DRIVER, or the refused command's code.
+ * Creates a shared receive queue on the context of the PD set in the
+ * attributes: an RMP (CREATE_RMP), the PRM form of a basic SRQ whose ring and
+ * doorbell record are in a UMEM; doca_verbs_srq_get_srqn() gives its RMP
+ * number, which QPs name. Errors: INVALID_VALUE (no PD, PD of another
+ * context, bad sizes), NOT_SUPPORTED (the device makes no RMPs over DevX),
+ * NO_MEMORY, DRIVER, or the refused command's code.
  */
 DOCA_STABLE doca_error_t doca_verbs_srq_create(struct ibv_context *verbs_context,
                                                struct doca_verbs_srq_init_attr *verbs_srq_init_attr,

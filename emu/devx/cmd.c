@@ -15,6 +15,7 @@
 #include "prm/prm_cq.h"
 #include "prm/prm_hca_cap.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_srq.h"
 #include "prm/prm_status.h"
 
 /* ALLOC_PD / DEALLOC_PD mailboxes: the header and the PD number. */
@@ -65,6 +66,12 @@ static const struct devx_op devx_ops[] = {
          EMU_DEVX_OBJ_QP, devx_modify_qp},
         {PRM_CMD_2RST_QP, PRM_2RST_QP_IN_SIZE, PRM_2RST_QP_OUT_SIZE, EMU_DEVX_MODIFY,
          EMU_DEVX_OBJ_QP, devx_modify_qp},
+        {PRM_CMD_CREATE_RMP, PRM_CREATE_RMP_IN_SIZE, PRM_CREATE_RMP_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_SRQ, devx_create_rmp},
+        {PRM_CMD_DESTROY_RMP, PRM_DESTROY_RMP_IN_SIZE, PRM_DESTROY_RMP_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_SRQ, devx_destroy_rmp},
+        {PRM_CMD_QUERY_RMP, PRM_QUERY_RMP_IN_SIZE, PRM_QUERY_RMP_OUT_SIZE, EMU_DEVX_QUERY,
+         EMU_DEVX_OBJ_SRQ, devx_query_rmp},
 };
 
 static const struct devx_op *devx_op_find(uint16_t opcode)
@@ -202,6 +209,9 @@ int emu_devx_obj_destroy(struct emu_nic *nic, enum emu_devx_obj obj, uint32_t id
         break;
     case EMU_DEVX_OBJ_QP:
         opcode = PRM_CMD_DESTROY_QP;
+        break;
+    case EMU_DEVX_OBJ_SRQ:
+        opcode = PRM_CMD_DESTROY_RMP;
         break;
     default:
         return EINVAL;

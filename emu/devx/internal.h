@@ -13,6 +13,7 @@
 struct emu_nic;
 struct emu_cq;
 struct emu_qp;
+struct emu_srq;
 struct emu_pd;
 struct emu_umem;
 struct emu_uar;
@@ -69,6 +70,18 @@ struct devx_qp {
     uint8_t log_msg_max;
 };
 
+struct devx_srq {
+    struct emu_srq *srq;
+    struct emu_umem *wq_umem;
+    struct emu_umem *dbr_umem;
+    uint32_t pdn;
+    uint32_t wq_umem_id;
+    uint64_t wq_offset;
+    uint32_t dbr_umem_id;
+    uint64_t dbr_offset;
+    uint8_t wq_type;
+};
+
 /* Objects by the table index of their number (CQN, QPN, PDN & EMU_OBJ_INDEX_MASK). */
 struct devx_map {
     void **slots;
@@ -85,6 +98,7 @@ struct devx_dev {
     struct devx_map cqs;  /* struct devx_cq */
     struct devx_map qps;  /* struct devx_qp */
     struct devx_map pds;  /* PDs made by ALLOC_PD (struct emu_pd) */
+    struct devx_map srqs; /* struct devx_srq (RMPs) */
 };
 
 /* The DevX state of a device (created on first use). */
@@ -95,6 +109,9 @@ struct devx_cq *devx_cq_find(struct devx_dev *d, uint32_t cqn);
 
 /* The DevX QP with this number, or NULL. */
 struct devx_qp *devx_qp_find(struct devx_dev *d, uint32_t qpn);
+
+/* The DevX SRQ (RMP) with this number, or NULL. */
+struct devx_srq *devx_srq_find(struct devx_dev *d, uint32_t srqn);
 
 /* Command handlers (one file per object). */
 uint8_t devx_query_hca_cap(struct devx_cmd *c);
@@ -107,6 +124,9 @@ uint8_t devx_create_qp(struct devx_cmd *c);
 uint8_t devx_destroy_qp(struct devx_cmd *c);
 uint8_t devx_query_qp(struct devx_cmd *c);
 uint8_t devx_modify_qp(struct devx_cmd *c);
+uint8_t devx_create_rmp(struct devx_cmd *c);
+uint8_t devx_destroy_rmp(struct devx_cmd *c);
+uint8_t devx_query_rmp(struct devx_cmd *c);
 
 /* Pointers into the mailboxes. */
 static inline const void *devx_in_at(const struct devx_cmd *c, size_t offset)

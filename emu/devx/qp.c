@@ -16,6 +16,7 @@
 #include "nic/mr.h"
 #include "nic/nic.h"
 #include "nic/qp.h"
+#include "nic/srq.h"
 #include "nic/uar.h"
 #include "nic/umem.h"
 #include "prm/prm_cmd.h"
@@ -56,9 +57,9 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
         if (PRM_GET(qpc, PRM_QPC_LOG_RQ_STRIDE) > DEVX_LOG_MAX_RQ_STRIDE)
             return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_RQ_STRIDE,
                              "log_rq_stride above max_wqe_sz_rq");
-    } else if (rq_type != PRM_QP_RQ_TYPE_ZERO_SIZE) {
+    } else if (rq_type != PRM_QP_RQ_TYPE_ZERO_SIZE && rq_type != PRM_QP_RQ_TYPE_SRQ) {
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_RQ_TYPE,
-                         "rq_type: regular or zero-size receive queues only (no SRQ over DevX)");
+                         "rq_type: regular, SRQ (an RMP) or zero-size receive queues only");
     }
     if (dbr_mode != PRM_QP_SEND_DBR_MODE_DBR_VALID &&
         (dbr_mode != PRM_QP_SEND_DBR_MODE_NO_DBR_EXT || !emu_devx_no_dbr_supported()))
@@ -66,7 +67,8 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
                          "send_dbr_mode: the device does not advertise this mode "
                          "(no-DBR needs SOFTMLX5_NO_DBR=1)");
     p->log_sq_size = PRM_GET(qpc, PRM_QPC_NO_SQ) ? 0 : (uint32_t)PRM_GET(qpc, PRM_QPC_LOG_SQ_SIZE);
-    p->rq_size_zero = rq_type == PRM_QP_RQ_TYPE_ZERO_SIZE;
+    /* A QP on an SRQ has no receive queue of its own. */
+    p->rq_size_zero = rq_type != PRM_QP_RQ_TYPE_REGULAR;
     p->log_rq_size = p->rq_size_zero ? 0 : (uint32_t)PRM_GET(qpc, PRM_QPC_LOG_RQ_SIZE);
     p->log_rq_stride = p->rq_size_zero ? 0 : (uint32_t)PRM_GET(qpc, PRM_QPC_LOG_RQ_STRIDE);
     p->no_dbr = dbr_mode != PRM_QP_SEND_DBR_MODE_DBR_VALID;
@@ -93,6 +95,15 @@ static uint8_t devx_qp_check_refs(struct devx_cmd *c, const void *qpc, struct em
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_QP_CQN_SND, "cqn_snd names no CQ");
     if (p->recv_cq == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_QP_CQN_RCV, "cqn_rcv names no CQ");
+    if (PRM_GET(qpc, PRM_QPC_RQ_TYPE) == PRM_QP_RQ_TYPE_SRQ) {
+        struct devx_srq *ds =
+                devx_srq_find(devx_dev_of(nic), (uint32_t)PRM_GET(qpc, PRM_QPC_SRQN_RMPN_XRQN));
+
+        if (ds == NULL)
+            return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_QP_SRQ,
+                             "srqn_rmpn_xrqn names no RMP made by CREATE_RMP");
+        p->srq = ds->srq;
+    }
     p->uar = emu_uar_lookup(nic, (uint32_t)PRM_GET(qpc, PRM_QPC_UAR_PAGE));
     if (p->uar == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_QP_UAR,
@@ -310,6 +321,8 @@ uint8_t devx_query_qp(struct devx_cmd *c)
     PRM_SET(qpc, PRM_QPC_CQN_RCV, dqp->cqn_rcv);
     PRM_SET(qpc, PRM_QPC_DBR_ADDR, dqp->dbr_offset);
     PRM_SET(qpc, PRM_QPC_RQ_TYPE, dqp->rq_type);
+    if (qp->p.srq != NULL)
+        PRM_SET(qpc, PRM_QPC_SRQN_RMPN_XRQN, qp->p.srq->srqn);
     PRM_SET(qpc, PRM_QPC_DBR_UMEM_VALID, 1);
     PRM_SET(qpc, PRM_QPC_DBR_UMEM_ID, dqp->dbr_umem_id);
     return PRM_CMD_STAT_OK;

@@ -68,6 +68,10 @@
 #define PRM_CMD_MODIFY_RQ                0x909
 #define PRM_CMD_DESTROY_RQ               0x90a
 #define PRM_CMD_QUERY_RQ                 0x90b
+#define PRM_CMD_CREATE_RMP               0x90c
+#define PRM_CMD_MODIFY_RMP               0x90d
+#define PRM_CMD_DESTROY_RMP              0x90e
+#define PRM_CMD_QUERY_RMP                0x90f
 #define PRM_CMD_CREATE_TIS               0x912
 #define PRM_CMD_DESTROY_TIS              0x914
 #define PRM_CMD_CREATE_FLOW_TABLE        0x930

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Shared receive queues (CREATE_SRQ): a ring of receive WQEs, each a 16-byte
- * next segment and the data segments, and a doorbell record. The SRQ opens
- * its own device object on the PD of its attributes, for its memory.
+ * Shared receive queues: a ring of receive WQEs, each a 16-byte next segment
+ * and the data segments, and a doorbell record. The SRQ opens its own device
+ * object on the PD of its attributes, for its memory.
  *
- * softmlx5 answers CREATE_SRQ with BAD_OP (no SRQs over DevX there): the
- * create call then returns NOT_SUPPORTED after the device's refusal is
- * logged.
+ * The device object is an RMP (CREATE_RMP), the form of a basic SRQ whose
+ * ring and doorbell record can be in umems: CREATE_SRQ takes its ring as a
+ * page list only (see prm/prm_srq.h). QPs name it by its RMP number.
  */
 #include <stdlib.h>
 
@@ -174,21 +174,31 @@ static doca_error_t verbs_srq_check(struct ibv_context *ctx,
 static doca_error_t verbs_srq_command(doca_dev_t *dev, const struct doca_verbs_srq_init_attr *attr,
                                       struct doca_verbs_srq *srq, uint64_t dbr_offset)
 {
-    uint8_t in[PRM_CREATE_SRQ_IN_SIZE] = {0};
-    uint8_t out[PRM_CREATE_SRQ_OUT_SIZE];
-    void *srqc = PRM_AT(in, PRM_CREATE_SRQ_IN_SRQC);
+    uint8_t in[PRM_CREATE_RMP_IN_SIZE] = {0};
+    uint8_t out[PRM_CREATE_RMP_OUT_SIZE];
+    void *rmpc = PRM_AT(in, PRM_CREATE_RMP_IN_RMPC);
+    void *wq = PRM_AT(rmpc, PRM_RMPC_WQ);
+    uint32_t umem_id = srq->wq.umem->umem->umem_id;
     doca_error_t err;
 
-    PRM_SET(in, PRM_CMD_OPCODE, PRM_CMD_CREATE_SRQ);
-    PRM_SET(srqc, PRM_SRQC_LOG_SRQ_SIZE, srq->log_size);
-    PRM_SET(srqc, PRM_SRQC_CONT_SRQ, attr->type == DOCA_VERBS_SRQ_TYPE_CONTIGUOUS);
-    PRM_SET(srqc, PRM_SRQC_LOG_RQ_STRIDE, verbs_log2_ceil(srq->stride / VERBS_RQ_UNIT));
-    PRM_SET(srqc, PRM_SRQC_LOG_PAGE_SIZE, 0);
-    PRM_SET(srqc, PRM_SRQC_PD, dev->pdn);
-    PRM_SET(srqc, PRM_SRQC_DBR_ADDR, dbr_offset);
+    PRM_SET(in, PRM_CMD_OPCODE, PRM_CMD_CREATE_RMP);
+    PRM_SET(rmpc, PRM_RMPC_STATE, PRM_RMPC_STATE_RDY);
+    PRM_SET(wq, PRM_WQ_WQ_TYPE,
+            attr->type == DOCA_VERBS_SRQ_TYPE_CONTIGUOUS ? PRM_WQ_TYPE_CYCLIC
+                                                         : PRM_WQ_TYPE_LINKED_LIST);
+    PRM_SET(wq, PRM_WQ_PD, dev->pdn);
+    PRM_SET(wq, PRM_WQ_DBR_ADDR, dbr_offset);
+    PRM_SET(wq, PRM_WQ_LOG_WQ_STRIDE, verbs_log2_ceil(srq->stride));
+    PRM_SET(wq, PRM_WQ_LOG_WQ_PG_SZ, 0); /* 4 KiB pages */
+    PRM_SET(wq, PRM_WQ_LOG_WQ_SZ, srq->log_size);
+    PRM_SET(wq, PRM_WQ_DBR_UMEM_VALID, 1);
+    PRM_SET(wq, PRM_WQ_WQ_UMEM_VALID, 1);
+    PRM_SET(wq, PRM_WQ_DBR_UMEM_ID, umem_id); /* the record follows the ring */
+    PRM_SET(wq, PRM_WQ_WQ_UMEM_ID, umem_id);
+    PRM_SET(wq, PRM_WQ_WQ_UMEM_OFFSET, srq->wq.offset);
     err = verbs_devx_create(dev->ctx, in, sizeof(in), out, sizeof(out), &srq->obj);
     if (err == DOCA_SUCCESS)
-        srq->srqn = (uint32_t)PRM_GET(out, PRM_CREATE_SRQ_OUT_SRQN);
+        srq->srqn = (uint32_t)PRM_GET(out, PRM_CREATE_RMP_OUT_RMPN);
     return err;
 }
 

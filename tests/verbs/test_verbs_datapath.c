@@ -6,7 +6,8 @@
  * to the UAR register, CQEs polled from the CQ ring with mlx5_cqe.h. RDMA
  * write, read, fetch-add, compare-swap and write with immediate into a
  * receive queue, each checked byte for byte; more operations than SQ and CQ
- * entries, so both rings wrap.
+ * entries, so both rings wrap. Local mode then receives a send and a write
+ * with immediate through an SRQ (WQEs posted by hand into its ring).
  *
  * Usage: test_verbs_datapath local | fork | gpu
  *   local: both QPs in this process; fork: one per process (fork before the
@@ -494,6 +495,149 @@ static void check_responder(struct end *b)
     CHECK(count_not(b->buf + 2560, 0xab, 100) == 0, "write-imm data differs");
 }
 
+/* --- receives through an SRQ (host memory) ------------------------------------------------ */
+
+#define SRQ_WR 4
+
+struct srq_end {
+    struct doca_verbs_srq *srq;
+    uint8_t *ring, *dbr;
+    uint32_t n, stride;
+    uint32_t pi;
+};
+
+/* A send of len bytes at loff (ctrl and one data segment). */
+static void post_send(struct end *e, uint32_t loff, uint32_t len)
+{
+    uint8_t wqe[PRM_WQE_BB_SIZE] = {0};
+    struct prm_wqe_ctrl_seg *ctrl = (void *)wqe;
+    struct prm_wqe_data_seg *data = (void *)(ctrl + 1);
+
+    prm_wqe_set_data_seg(data, len, e->mr->lkey, (uintptr_t)e->buf + loff);
+    prm_wqe_set_ctrl_seg(ctrl, e->sq_pi, PRM_WQE_OPCODE_SEND, 0, e->qpn, PRM_WQE_CTRL_CQ_UPDATE,
+                         PRM_WQE_DS_SEND, 0, 0);
+    ring_sq(e, wqe);
+}
+
+/*
+ * One linked-list SRQ WQE by hand: the 16-byte next segment (next_wqe_index,
+ * big-endian, at byte 2) then the data segment; then the doorbell record's
+ * word 0, the producer counter, after the WQE.
+ */
+static void post_srq_recv(struct srq_end *s, struct end *owner, uint32_t off, uint32_t len)
+{
+    uint8_t wqe[64] = {0};
+    uint16_t next = htobe16((uint16_t)((s->pi + 1) & (s->n - 1)));
+    uint32_t be;
+
+    memcpy(wqe + 2, &next, sizeof(next));
+    prm_wqe_set_data_seg((struct prm_wqe_data_seg *)(void *)(wqe + 16), len, owner->mr->lkey,
+                         (uintptr_t)owner->buf + off);
+    if (s->stride > 32) /* mlx5's invalid lkey ends the scatter list */
+        prm_wqe_set_data_seg((struct prm_wqe_data_seg *)(void *)(wqe + 32), 0, 0x100, 0);
+    host_write(s->ring + (size_t)(s->pi & (s->n - 1)) * s->stride, wqe, s->stride);
+    s->pi++;
+    be = htobe32(s->pi & 0xffff);
+    host_write(s->dbr, &be, sizeof(be));
+}
+
+static void check_recv_cqe(struct end *e, uint8_t opcode, uint16_t index, uint32_t len,
+                           const char *what)
+{
+    struct prm_cqe64 c = poll_cq(e);
+
+    CHECK(prm_cqe_opcode(&c) == opcode, "%s: CQE opcode 0x%x, expected 0x%x", what,
+          prm_cqe_opcode(&c), opcode);
+    CHECK(prm_cqe_wqe_counter(&c) == index, "%s: wqe_counter %u, expected SRQ WQE %u", what,
+          prm_cqe_wqe_counter(&c), index);
+    CHECK(prm_cqe_byte_cnt(&c) == len, "%s: byte count %u, expected %u", what, prm_cqe_byte_cnt(&c),
+          len);
+}
+
+/*
+ * QP c receives through an SRQ (no receive queue of its own); peer p sends
+ * to it and writes to it with immediate. Each consumes the next SRQ WQE.
+ */
+static void run_srq(struct vt_dev *d)
+{
+    struct doca_verbs_srq_init_attr *sa = NULL;
+    doca_verbs_qp_init_attr_t *ia;
+    struct srq_end s = {0};
+    struct end c = {0}, p = {0};
+    struct info ic, ip;
+    void *sq, *rq, *dbr, *uar, *ring;
+    uint32_t *ci, rq_n = 0, rq_stride = 0;
+    uint8_t esz;
+
+    if (doca_verbs_srq_init_attr_create(&sa) != DOCA_SUCCESS)
+        return;
+    doca_verbs_srq_init_attr_set_srq_wr(sa, SRQ_WR);
+    doca_verbs_srq_init_attr_set_receive_max_sges(sa, 1);
+    doca_verbs_srq_init_attr_set_pd(sa, d->pd);
+    CHECK(doca_verbs_srq_create(d->ctx, sa, &s.srq) == DOCA_SUCCESS, "SRQ create");
+    doca_verbs_srq_init_attr_destroy(sa);
+    if (s.srq == NULL)
+        return;
+    doca_verbs_srq_get_wq(s.srq, &ring, &s.n, &s.stride);
+    s.ring = ring;
+    s.dbr = doca_verbs_srq_get_dbr_addr(s.srq);
+    CHECK(s.n == SRQ_WR && s.stride == 32, "SRQ of %u WQEs of %u bytes", s.n, s.stride);
+
+    c.mem = &host_mem;
+    c.cq = vt_cq(d->dev, CQ_SIZE);
+    ia = vt_qp_attr(d->dev, c.cq, SQ_WR, 0);
+    doca_verbs_qp_init_attr_set_srq(ia, s.srq);
+    CHECK(doca_verbs_qp_create(d->dev, ia, &c.qp) == DOCA_SUCCESS, "QP on the SRQ");
+    doca_verbs_qp_init_attr_destroy(ia);
+    if (c.qp == NULL || end_create(d, &p, &host_mem) != 0) {
+        fprintf(stderr, "FAIL: cannot create the SRQ test's QPs\n");
+        failures++;
+        return;
+    }
+    c.buf = calloc(1, BUF_SIZE);
+    c.mr = ibv_reg_mr(d->pd, c.buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    doca_verbs_qp_get_qpn(c.qp, &c.qpn);
+    doca_verbs_qp_get_wq(c.qp, &sq, &c.sq_n, &rq, &rq_n, &rq_stride);
+    CHECK(rq_n == 0, "a QP on an SRQ has %u receive WQEs of its own", rq_n);
+    doca_verbs_qp_get_dbr_addr(c.qp, &dbr);
+    doca_verbs_qp_get_uar_addr(c.qp, &uar);
+    doca_verbs_cq_get_wq(c.cq, &ring, &c.cq_n, &esz);
+    doca_verbs_cq_get_dbr_addr(c.cq, NULL, &ci, NULL);
+    c.sq = sq;
+    c.qp_dbr = dbr;
+    c.uar = uar;
+    c.cq_ring = ring;
+    c.cq_dbr = (uint8_t *)ci;
+    while ((1u << c.cq_log) < c.cq_n)
+        c.cq_log++;
+    info_of(d, &c, &ic);
+    info_of(d, &p, &ip);
+    CHECK(connect_qp(d, &c, &ip) == 0 && connect_qp(d, &p, &ic) == 0, "SRQ QPs to RTS");
+
+    post_srq_recv(&s, &c, 0, 512);
+    post_srq_recv(&s, &c, 1024, 512);
+    memset(p.buf, 0x5a, 300);
+    post_send(&p, 0, 300);
+    expect_cqe(&p, PRM_CQE_OPCODE_REQ, "send to the SRQ QP");
+    check_recv_cqe(&c, PRM_CQE_OPCODE_RESP_SEND, 0, 300, "send through the SRQ");
+    CHECK(count_not(c.buf, 0x5a, 300) == 0 && count_not(c.buf + 300, 0, 212) == 0,
+          "send data through the SRQ differs");
+    memset(p.buf + 512, 0x6b, 64);
+    post_rdma(&p, PRM_WQE_OPCODE_RDMA_WRITE_IMM, 512, 64, &ic, 4096, 0xbeef);
+    expect_cqe(&p, PRM_CQE_OPCODE_REQ, "write with immediate to the SRQ QP");
+    check_recv_cqe(&c, PRM_CQE_OPCODE_RESP_WR_IMM, 1, 64, "write-imm through the SRQ");
+    CHECK(count_not(c.buf + 4096, 0x6b, 64) == 0, "write-imm data differs");
+    CHECK(count_not(c.buf + 1024, 0, 512) == 0, "write-imm scattered into its receive WQE");
+
+    CHECK(doca_verbs_srq_destroy(s.srq) == DOCA_ERROR_IN_USE, "SRQ destroy while used");
+    CHECK(doca_verbs_qp_destroy(c.qp) == DOCA_SUCCESS, "SRQ QP destroy");
+    CHECK(doca_verbs_cq_destroy(c.cq) == DOCA_SUCCESS, "SRQ CQ destroy");
+    CHECK(doca_verbs_srq_destroy(s.srq) == DOCA_SUCCESS, "SRQ destroy");
+    ibv_dereg_mr(c.mr);
+    free(c.buf);
+    end_destroy(&p);
+}
+
 static int run_local(const struct ring_mem *mem)
 {
     struct vt_dev d;
@@ -517,6 +661,8 @@ static int run_local(const struct ring_mem *mem)
     check_responder(&b);
     end_destroy(&a);
     end_destroy(&b);
+    if (mem == &host_mem)
+        run_srq(&d);
     vt_close(&d);
     return failures != 0;
 }
