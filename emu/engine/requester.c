@@ -217,6 +217,37 @@ static void sq_fail_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe
     pthread_mutex_unlock(&qp->lock);
 }
 
+/*
+ * Below this size a message goes through the socket even when the peer could
+ * read it: it rides in the responder's bulk read with other frames, cheaper
+ * than a process_vm_readv call of its own.
+ */
+#define SQ_PULL_MIN_BYTES 4096u
+
+/*
+ * Whether the responder should read the message from our memory (single
+ * copy, proto.h): a same-host peer that proved it can, and only host
+ * memory reached through keys (inline data lives in our WQE copy, GPU data
+ * in a bounce buffer; both are gone once sq_exec_one returns).
+ *
+ * The keys are released when the frame has left, not at the ACK: a
+ * deregistration then no longer waits for the peer's read. Reusing or
+ * freeing a buffer before its WQE completes is already an error in verbs;
+ * what it risks here is that the peer reads whatever our process holds at
+ * those addresses then (or fails the request with a remote access error
+ * when they are unmapped), and only into the target the peer checked.
+ */
+static bool sq_pull_ok(const struct emu_qp *qp, const struct sq_local *l)
+{
+    if (l->bytes < SQ_PULL_MIN_BYTES || l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES ||
+        l->bounce != NULL || !__atomic_load_n(&qp->peer->peer_pulls, __ATOMIC_ACQUIRE))
+        return false;
+    for (int i = 0; i < l->count; i++)
+        if (l->mr[i] == NULL || l->mr[i]->gpu)
+            return false;
+    return true;
+}
+
 /* Builds and sends the request of one WQE (keys held in l). Returns 0 or a PRM syndrome. */
 static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, struct sq_local *l,
                        const struct emu_wire_hdr *tmpl)
@@ -225,14 +256,35 @@ static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, stru
     struct emu_pending *e;
     uint32_t psn;
     bool carries = h.type != EMU_WIRE_READ_REQ && h.type != EMU_WIRE_ATOMIC;
+    uint8_t list[EMU_WIRE_PULL_MAX_ENTRIES * EMU_WIRE_PULL_ENTRY];
+    struct iovec list_iov = {list, 0};
+    const struct iovec *iov = l->iov;
+    int iovcnt = carries ? l->count : 0;
+    uint32_t payload = carries ? l->bytes : 0;
 
     pthread_mutex_lock(&qp->lock);
     e = sq_pending_add(qp, index, w, l->bytes);
     psn = e->psn;
     pthread_mutex_unlock(&qp->lock);
     h.psn = htobe32(psn);
-    h.payload_len = htobe32(carries ? l->bytes : 0);
-    if (emu_conn_send(qp->peer, &h, l->iov, carries ? l->count : 0) != 0) {
+    if (carries && sq_pull_ok(qp, l)) {
+        /* The payload is where the data is; the message length goes in dma_len. */
+        for (int i = 0; i < l->count; i++) {
+            uint64_t addr = htobe64((uint64_t)(uintptr_t)l->iov[i].iov_base);
+            uint64_t len = htobe64((uint64_t)l->iov[i].iov_len);
+
+            memcpy(list + i * EMU_WIRE_PULL_ENTRY, &addr, 8);
+            memcpy(list + i * EMU_WIRE_PULL_ENTRY + 8, &len, 8);
+        }
+        list_iov.iov_len = (size_t)l->count * EMU_WIRE_PULL_ENTRY;
+        h.flags |= EMU_WIRE_F_PULL;
+        h.dma_len = htobe32(l->bytes);
+        iov = &list_iov;
+        iovcnt = 1;
+        payload = (uint32_t)list_iov.iov_len;
+    }
+    h.payload_len = htobe32(payload);
+    if (emu_conn_send(qp->peer, &h, iov, iovcnt) != 0) {
         pthread_mutex_lock(&qp->lock);
         e = engine_pending_find(qp, psn);
         if (e != NULL) {

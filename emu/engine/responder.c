@@ -42,11 +42,26 @@ static void resp_release(struct emu_nic *nic, struct resp_target *t)
     t->held = 0;
 }
 
+/* Moves a GPU target's payload from the host bounce buffer into place. */
+static int resp_bounce_out(struct resp_target *t, const uint8_t *bounce)
+{
+    uint32_t at = 0;
+    int err = 0;
+
+    for (int i = 0; err == 0 && i < t->count; i++) {
+        if (t->mr[i]->gpu)
+            err = emu_mr_write(t->mr[i], t->iova[i], bounce + at, t->iov[i].iov_len);
+        else
+            memcpy(t->iov[i].iov_base, bounce + at, t->iov[i].iov_len);
+        at += (uint32_t)t->iov[i].iov_len;
+    }
+    return err;
+}
+
 /* Receives len bytes of payload into the held target (host directly, GPU through a bounce). */
 static int resp_recv_into(struct emu_conn *conn, struct resp_target *t, uint32_t len)
 {
     uint8_t *bounce;
-    uint32_t at = 0;
     int err;
 
     if (!t->gpu)
@@ -55,15 +70,79 @@ static int resp_recv_into(struct emu_conn *conn, struct resp_target *t, uint32_t
     if (bounce == NULL)
         return ENOMEM;
     err = emu_conn_recv(conn, &(struct iovec){bounce, len}, 1);
-    for (int i = 0; err == 0 && i < t->count; i++) {
-        if (t->mr[i]->gpu)
-            err = emu_mr_write(t->mr[i], t->iova[i], bounce + at, t->iov[i].iov_len);
-        else
-            memcpy(t->iov[i].iov_base, bounce + at, t->iov[i].iov_len);
-        at += (uint32_t)t->iov[i].iov_len;
-    }
+    if (err == 0)
+        err = resp_bounce_out(t, bounce);
     free(bounce);
     return err;
+}
+
+/* The requester's buffers of a pull request (F_PULL), in the requester's process. */
+struct resp_pull {
+    struct iovec iov[EMU_WIRE_PULL_MAX_ENTRIES];
+    int count;
+};
+
+/*
+ * Reads a pull request's list (its payload; the progress thread checked its
+ * length) and checks that it adds up to the message length. -1: malformed,
+ * the connection is dropped.
+ */
+static int resp_pull_list(struct emu_conn *conn, const struct emu_wire_hdr *h, struct resp_pull *p)
+{
+    uint8_t raw[EMU_WIRE_PULL_MAX_ENTRIES * EMU_WIRE_PULL_ENTRY];
+    uint32_t n = be32toh(h->payload_len);
+    uint64_t total = 0;
+
+    if (emu_conn_recv(conn, &(struct iovec){raw, n}, 1) != 0)
+        return -1;
+    p->count = (int)(n / EMU_WIRE_PULL_ENTRY);
+    for (int i = 0; i < p->count; i++) {
+        uint64_t addr, len;
+
+        memcpy(&addr, raw + i * EMU_WIRE_PULL_ENTRY, 8);
+        memcpy(&len, raw + i * EMU_WIRE_PULL_ENTRY + 8, 8);
+        len = be64toh(len);
+        /* Bounded per entry so that the sum cannot wrap. */
+        if (len == 0 || len > (1u << EMU_LOG_MAX_MSG)) {
+            emu_wire_reject(conn, "bad pull list entry length", len);
+            return -1;
+        }
+        total += len;
+        p->iov[i].iov_base = (void *)(uintptr_t)be64toh(addr);
+        p->iov[i].iov_len = (size_t)len;
+    }
+    if (total != be32toh(h->dma_len)) {
+        emu_wire_reject(conn, "pull list does not add up to the message length", total);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads a pull request's data from the requester into the held target; errno-style. */
+static int resp_pull_into(struct emu_conn *conn, struct resp_target *t, const struct resp_pull *p,
+                          uint32_t len)
+{
+    uint8_t *bounce;
+    int err;
+
+    if (!t->gpu)
+        return emu_conn_pull(conn, t->iov, t->count, p->iov, p->count);
+    /* The kernel cannot write GPU memory: one host copy, as for socket payloads. */
+    bounce = malloc(len);
+    if (bounce == NULL)
+        return ENOMEM;
+    err = emu_conn_pull(conn, &(struct iovec){bounce, len}, 1, p->iov, p->count);
+    if (err == 0)
+        err = resp_bounce_out(t, bounce);
+    free(bounce);
+    return err;
+}
+
+/* Drops the rest of a refused request: its payload, or nothing for a pull request. */
+static void resp_skip(struct emu_conn *conn, bool pull, uint32_t len)
+{
+    if (!pull)
+        emu_conn_discard(conn, len);
 }
 
 /* Holds [iova, iova+len) through key for the access; adds it to the target. */
@@ -292,7 +371,9 @@ static int resp_read(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
 static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                      uint32_t psn)
 {
-    uint32_t len = be32toh(h->payload_len);
+    bool pull = (h->flags & EMU_WIRE_F_PULL) != 0;
+    uint32_t len = pull ? be32toh(h->dma_len) : be32toh(h->payload_len);
+    struct resp_pull p;
     bool is_write = h->type == EMU_WIRE_WRITE || h->type == EMU_WIRE_WRITE_IMM;
     bool uses_recv = h->type != EMU_WIRE_WRITE;
     uint8_t wqe[16u << 9];
@@ -302,15 +383,18 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     uint8_t synd = 0;
     int err;
 
+    /* The list is read first, whatever happens next: the stream goes on after it. */
+    if (pull && resp_pull_list(conn, h, &p) != 0)
+        return -1;
     if (is_write && !qp->attr.remote_write) {
-        emu_conn_discard(conn, len);
+        resp_skip(conn, pull, len);
         return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
                           0);
     }
     if (is_write && len > 0 &&
         resp_hold(qp, &t, be32toh(h->rkey), be64toh(h->raddr), len, IBV_ACCESS_REMOTE_WRITE) !=
                 EMU_MR_OK) {
-        emu_conn_discard(conn, len);
+        resp_skip(conn, pull, len);
         return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
                           0);
     }
@@ -322,7 +406,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
             if (rindex < 0) {
                 /* Receiver not ready: the requester retries from this PSN. */
                 resp_release(qp->nic, &t);
-                emu_conn_discard(conn, len);
+                resp_skip(conn, pull, len);
                 qp->resp_discard = true;
                 resp_reply(qp, conn, EMU_WIRE_NAK, psn, EMU_WIRE_NAK_RNR, NULL, 0, 0);
                 return 1;
@@ -333,7 +417,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     }
     if (synd != 0) {
         resp_release(qp->nic, &t);
-        emu_conn_discard(conn, len);
+        resp_skip(conn, pull, len);
         if (rindex >= 0)
             resp_fail_recv(qp, (uint32_t)rindex, synd);
         return resp_reply(qp, conn, EMU_WIRE_NAK, psn,
@@ -342,10 +426,30 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
                                   : PRM_CQE_SYNDROME_REMOTE_OP_ERR,
                           NULL, 0, 0);
     }
-    err = len > 0 ? resp_recv_into(conn, &t, len) : 0;
-    resp_release(qp->nic, &t);
-    if (err != 0)
-        return -1;
+    if (pull) {
+        err = len > 0 ? resp_pull_into(conn, &t, &p, len) : 0;
+        resp_release(qp->nic, &t);
+        if (err != 0) {
+            /*
+             * The requester's buffers could not be read (unmapped: EFAULT;
+             * its process gone or no longer readable: ESRCH, EPERM). Only the
+             * checked target was written; the request fails, not the link.
+             */
+            EMU_LOG_INFO("QP 0x%x: reading %u bytes from the requester failed: %s", qp->qpn, len,
+                         strerror(err));
+            if (rindex >= 0)
+                resp_fail_recv(qp, (uint32_t)rindex, PRM_CQE_SYNDROME_REMOTE_ABORTED_ERR);
+            return resp_reply(qp, conn, EMU_WIRE_NAK, psn,
+                              err == EFAULT ? PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR
+                                            : PRM_CQE_SYNDROME_REMOTE_OP_ERR,
+                              NULL, 0, 0);
+        }
+    } else {
+        err = len > 0 ? resp_recv_into(conn, &t, len) : 0;
+        resp_release(qp->nic, &t);
+        if (err != 0)
+            return -1;
+    }
     if (uses_recv) {
         uint8_t op = h->type == EMU_WIRE_WRITE_IMM  ? PRM_CQE_OPCODE_RESP_WR_IMM
                      : h->type == EMU_WIRE_SEND_IMM ? PRM_CQE_OPCODE_RESP_SEND_IMM

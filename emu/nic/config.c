@@ -59,7 +59,7 @@ static bool config_names(const char *value)
 
 static bool config_parse(void)
 {
-    long devices = 1, ports = 1, retry_ms = 2000;
+    long devices = 1, ports = 1, retry_ms = 2000, single_copy = 1;
     const char *addr = getenv("SOFTMLX5_ADDR");
     const char *link = getenv("SOFTMLX5_LINK");
     const char *names = getenv("SOFTMLX5_NAMES");
@@ -67,8 +67,10 @@ static bool config_parse(void)
 
     if (!config_int("SOFTMLX5_DEVICES", 1, EMU_MAX_DEVICES, &devices) ||
         !config_int("SOFTMLX5_PORTS", 1, EMU_MAX_PORTS, &ports) ||
-        !config_int("SOFTMLX5_RETRY_TIMEOUT_MS", 1, 600000, &retry_ms))
+        !config_int("SOFTMLX5_RETRY_TIMEOUT_MS", 1, 600000, &retry_ms) ||
+        !config_int("SOFTMLX5_SINGLE_COPY", 0, 1, &single_copy))
         return false;
+    config.single_copy = single_copy != 0;
     config.device_count = (int)devices;
     config.port_count = (int)ports;
     config.retry_timeout_ms = (unsigned int)retry_ms;

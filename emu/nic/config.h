@@ -9,6 +9,13 @@
  *   SOFTMLX5_LINK      eth (RoCE v2, default) or ib (InfiniBand with LIDs)
  *   SOFTMLX5_RETRY_TIMEOUT_MS  how long an unanswered request waits before a
  *                      retry-exceeded completion (default 2000)
+ *   SOFTMLX5_SINGLE_COPY  1 (default): devices of this host move RDMA write
+ *                      and send data with one copy (process_vm_readv), for
+ *                      which the process lets any process of its user read
+ *                      its memory (PR_SET_PTRACER_ANY: what every same-user
+ *                      process may do anyway when Yama's ptrace_scope is 0);
+ *                      0: the process keeps its ptrace protection and data
+ *                      goes through the socket (two copies)
  */
 #ifndef EMU_CONFIG_H
 #define EMU_CONFIG_H
@@ -33,6 +40,7 @@ struct emu_config {
     uint32_t ipv4; /* host byte order */
     enum emu_link link;
     unsigned int retry_timeout_ms;
+    bool single_copy;
 };
 
 /* The configuration (parsed on first call; a bad variable is logged once). */

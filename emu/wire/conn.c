@@ -5,10 +5,14 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +66,10 @@ int emu_wire_conn_add(struct emu_wire *wire, int fd, bool tcp, struct emu_conn *
     conn_tune(fd, tcp);
     conn->wire = wire;
     conn->fd = fd;
+    conn->local = !tcp;
+    /* Only emu_wire_connect asks for the connection back: it dials. Set before any frame arrives.
+     */
+    conn->dialer = conn_out != NULL;
     conn->refs = 1; /* the wire's list */
     pthread_mutex_init(&conn->send_lock, NULL);
     pthread_mutex_lock(&wire->lock);
@@ -179,6 +187,9 @@ int emu_wire_connect(struct emu_nic *nic, uint32_t ipv4, uint16_t ep, struct emu
     hello.type = EMU_WIRE_HELLO;
     hello.src_qpn = htobe32(nic->endpoint_id);
     hello.imm = htobe32(nic->ipv4);
+    /* Over TCP the peer is on another host: no process of ours to read. */
+    if (!tcp && emu_config_get()->single_copy)
+        emu_wire_pull_offer(&hello);
     err = emu_conn_send(conn, &hello, NULL, 0);
     if (err != 0) {
         emu_conn_put(conn);
@@ -305,6 +316,108 @@ int emu_conn_discard(struct emu_conn *conn, size_t len)
             return err;
         len -= v.iov_len;
     }
+    return 0;
+}
+
+/*
+ * The probe word a peer reads to prove it can read this process: random, so
+ * that a peer naming another process's pid cannot make us pull from that
+ * process (its word would not hold our value at our address).
+ */
+static uint64_t wire_probe_word;
+static pthread_once_t wire_single_copy_once = PTHREAD_ONCE_INIT;
+
+static void wire_probe_setup(void)
+{
+    uint64_t v = 0;
+
+    if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+        v = emu_now_ns() ^ ((uint64_t)getpid() << 32);
+    wire_probe_word = v | 1; /* never 0: an offer with value 0 reads as no offer */
+}
+
+void emu_wire_single_copy_init(void)
+{
+    pthread_once(&wire_single_copy_once, wire_probe_setup);
+    if (!emu_config_get()->single_copy)
+        return;
+    /*
+     * Under Yama's ptrace_scope 1 only ancestors may read us; peers are
+     * siblings or unrelated processes. Called at every wire start, not once:
+     * a child forked after its parent started a wire does not inherit the
+     * exception. Without Yama (EINVAL) nothing is needed: same-user
+     * processes may already.
+     */
+    if (prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) != 0 && errno != EINVAL)
+        EMU_LOG_INFO("PR_SET_PTRACER failed (%m): peers may fall back to socket copies");
+}
+
+void emu_wire_pull_offer(struct emu_wire_hdr *h)
+{
+    h->compare = htobe64((uint64_t)getpid());
+    h->raddr = htobe64((uint64_t)(uintptr_t)&wire_probe_word);
+    h->swap_add = htobe64(wire_probe_word);
+}
+
+int emu_wire_pull_probe(const struct emu_wire_hdr *h)
+{
+    uint64_t pid = be64toh(h->compare), value = 0;
+    struct iovec local = {&value, sizeof(value)};
+    struct iovec remote = {(void *)(uintptr_t)be64toh(h->raddr), sizeof(value)};
+
+    if (pid == 0 || pid > INT32_MAX || h->swap_add == 0 || !emu_config_get()->single_copy)
+        return 0;
+    if (process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(value)) {
+        EMU_LOG_DBG("single-copy probe of process %lu failed: %m; the socket carries the data",
+                    (unsigned long)pid);
+        return 0;
+    }
+    return value == be64toh(h->swap_add) ? (int)pid : 0;
+}
+
+/* Skips `done` bytes of an iovec array (entries may be empty). */
+static void wire_iov_advance(struct iovec **v, int *n, size_t done)
+{
+    while (*n > 0 && done >= (*v)->iov_len) {
+        done -= (*v)->iov_len;
+        (*v)++;
+        (*n)--;
+    }
+    if (*n > 0 && done > 0) {
+        (*v)->iov_base = (char *)(*v)->iov_base + done;
+        (*v)->iov_len -= done;
+    }
+}
+
+int emu_conn_pull(struct emu_conn *conn, const struct iovec *local_in, int nlocal,
+                  const struct iovec *remote_in, int nremote)
+{
+    struct iovec local[64], remote[EMU_WIRE_PULL_MAX_ENTRIES];
+    struct iovec *l = local, *r = remote;
+    size_t want = 0, got_total = 0;
+
+    if (conn->pull_pid <= 0 || nlocal > 64 || nremote > (int)EMU_WIRE_PULL_MAX_ENTRIES)
+        return EINVAL;
+    memcpy(local, local_in, sizeof(*local) * (size_t)nlocal);
+    memcpy(remote, remote_in, sizeof(*remote) * (size_t)nremote);
+    for (int i = 0; i < nlocal; i++)
+        want += local[i].iov_len;
+    /* A read stops at the first page it cannot reach on either side: go on from there. */
+    while (got_total < want) {
+        ssize_t got = process_vm_readv(conn->pull_pid, l, (unsigned long)nlocal, r,
+                                       (unsigned long)nremote, 0);
+
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return got == 0 ? EFAULT : errno;
+        got_total += (size_t)got;
+        wire_iov_advance(&l, &nlocal, (size_t)got);
+        wire_iov_advance(&r, &nremote, (size_t)got);
+        if (nremote == 0 && got_total < want)
+            return EFAULT;
+    }
+    __atomic_add_fetch(&conn->wire->pulled, got_total, __ATOMIC_RELAXED);
     return 0;
 }
 

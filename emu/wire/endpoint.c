@@ -101,6 +101,7 @@ int emu_wire_start(struct emu_nic *nic)
 
     if (wire == NULL)
         return ENOMEM;
+    emu_wire_single_copy_init();
     wire->nic = nic;
     wire->tcp_fd = -1;
     wire->epfd = -1;
@@ -178,4 +179,14 @@ uint64_t emu_wire_rejected_frames(struct ibv_device *device)
         return 0;
     nic = emu_nic_of(device);
     return nic->wire ? __atomic_load_n(&nic->wire->rejected, __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t emu_wire_pulled_bytes(struct ibv_device *device)
+{
+    struct emu_nic *nic;
+
+    if (device == NULL || !emu_nic_owns_device(device))
+        return 0;
+    nic = emu_nic_of(device);
+    return nic->wire ? __atomic_load_n(&nic->wire->pulled, __ATOMIC_RELAXED) : 0;
 }

@@ -15,6 +15,7 @@
 
 #include "common/emu_log.h"
 #include "engine/engine.h"
+#include "nic/caps.h"
 #include "nic/nic.h"
 #include "nic/uar.h"
 #include "wire/wire.h"
@@ -75,6 +76,7 @@ static bool progress_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr 
     case EMU_WIRE_ATOMIC:
     case EMU_WIRE_ACK:
     case EMU_WIRE_NAK:
+    case EMU_WIRE_PULL_OK:
         if (len != 0) {
             emu_wire_reject(conn, "payload on a frame type that has none", len);
             return false;
@@ -89,9 +91,74 @@ static bool progress_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr 
     default:
         break;
     }
-    if (h->type != EMU_WIRE_HELLO && !conn->identified) {
+    /*
+     * The side that dialed knows its peer from the start; the acceptor's
+     * PULL_OK may come back before the dialing thread marks it identified.
+     */
+    if (h->type != EMU_WIRE_HELLO && !conn->identified && !conn->dialer) {
         emu_wire_reject(conn, "frame before HELLO", h->type);
         return false;
+    }
+    if (h->flags & EMU_WIRE_F_PULL) {
+        bool data = h->type == EMU_WIRE_WRITE || h->type == EMU_WIRE_WRITE_IMM ||
+                    h->type == EMU_WIRE_SEND || h->type == EMU_WIRE_SEND_IMM;
+
+        /* Only a peer whose memory we proved readable may ask us to read it. */
+        if (!data || conn->pull_pid == 0) {
+            emu_wire_reject(conn, "pull frame not allowed here", h->type);
+            return false;
+        }
+        if (len == 0 || len % EMU_WIRE_PULL_ENTRY != 0 ||
+            len > EMU_WIRE_PULL_MAX_ENTRIES * EMU_WIRE_PULL_ENTRY) {
+            emu_wire_reject(conn, "bad pull list length", len);
+            return false;
+        }
+        if (be32toh(h->dma_len) > (1u << EMU_LOG_MAX_MSG)) {
+            emu_wire_reject(conn, "pull message too long", be32toh(h->dma_len));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Answers a peer's single-copy offer: whether we can read it, and our own offer. */
+static void progress_pull_answer(struct emu_conn *conn, int pid, bool offer)
+{
+    struct emu_wire_hdr h;
+
+    memset(&h, 0, sizeof(h));
+    h.magic = htobe32(EMU_WIRE_MAGIC);
+    h.version = EMU_WIRE_VERSION;
+    h.type = EMU_WIRE_PULL_OK;
+    h.flags = pid > 0 ? EMU_WIRE_F_PULL_GRANTED : 0;
+    if (offer) {
+        emu_wire_pull_offer(&h);
+        conn->pull_offered = true;
+    }
+    /* Set before the answer leaves: pull frames may follow it at once. */
+    conn->pull_pid = pid;
+    emu_conn_send(conn, &h, NULL, 0);
+}
+
+/* PULL_OK: the dialer gets the acceptor's answer (and offer), the acceptor the dialer's answer. */
+static bool progress_pull_ok(struct emu_conn *conn, const struct emu_wire_hdr *h)
+{
+    bool offer = h->compare != 0;
+
+    if (conn->pull_ok_seen || !conn->local || (conn->dialer && !emu_config_get()->single_copy) ||
+        (!conn->dialer && (!conn->pull_offered || offer))) {
+        emu_wire_reject(conn, "unexpected PULL_OK", h->flags);
+        return false;
+    }
+    conn->pull_ok_seen = true;
+    if (h->flags & EMU_WIRE_F_PULL_GRANTED)
+        __atomic_store_n(&conn->peer_pulls, true, __ATOMIC_RELEASE);
+    if (conn->dialer && offer) {
+        int pid = emu_wire_pull_probe(h);
+
+        /* Nothing to say when we cannot read the acceptor: it keeps sending data. */
+        if (pid > 0)
+            progress_pull_answer(conn, pid, false);
     }
     return true;
 }
@@ -100,7 +167,7 @@ static bool progress_hello(struct emu_conn *conn, const struct emu_wire_hdr *h)
 {
     uint32_t ep = be32toh(h->src_qpn);
 
-    if (conn->identified || ep == 0 || ep > EMU_WIRE_MAX_ENDPOINTS) {
+    if (conn->identified || conn->dialer || ep == 0 || ep > EMU_WIRE_MAX_ENDPOINTS) {
         emu_wire_reject(conn, "bad HELLO", ep);
         return false;
     }
@@ -109,6 +176,9 @@ static bool progress_hello(struct emu_conn *conn, const struct emu_wire_hdr *h)
     conn->peer_ipv4 = be32toh(h->imm);
     conn->identified = true;
     pthread_mutex_unlock(&conn->wire->lock);
+    /* A dialer of this host offering single copy: probe it, answer with our own offer. */
+    if (conn->local && h->compare != 0 && emu_config_get()->single_copy)
+        progress_pull_answer(conn, emu_wire_pull_probe(h), true);
     return true;
 }
 
@@ -124,6 +194,9 @@ static bool progress_frames(struct emu_conn *conn)
             return false;
         if (h.type == EMU_WIRE_HELLO) {
             if (!progress_hello(conn, &h))
+                return false;
+        } else if (h.type == EMU_WIRE_PULL_OK) {
+            if (!progress_pull_ok(conn, &h))
                 return false;
         } else if (emu_engine_rx(conn, &h) != 0) {
             return false;

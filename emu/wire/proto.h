@@ -13,6 +13,19 @@
  *   ACK                               response: request psn done
  *   NAK                               response: request psn failed with `syndrome`
  *                                     (a PRM CQE syndrome; RNR uses EMU_WIRE_NAK_RNR)
+ *   PULL_OK                           same-host single-copy handshake (below)
+ *
+ * Single copy on one host: the dialer's HELLO may offer its memory (pid in
+ * `compare`, address of a probe word in `raddr`, the word's value in
+ * `swap_add`). The acceptor tries to read that word with process_vm_readv
+ * and answers PULL_OK: F_PULL_GRANTED when it read the expected value (the
+ * dialer may then send it pull frames), plus its own offer the same way.
+ * The dialer, having read the acceptor's word, answers PULL_OK with
+ * F_PULL_GRANTED and no offer. A data request with F_PULL carries, instead
+ * of the message, the list of the requester's buffers (EMU_WIRE_PULL_ENTRY
+ * bytes each: big-endian address, big-endian length), and the message
+ * length in `dma_len`; the responder reads the buffers from the requester's
+ * process straight into the target, one copy instead of two.
  * Every field is checked on receipt; a frame that fails a check ends the
  * connection.
  */
@@ -40,6 +53,7 @@ enum emu_wire_type {
     EMU_WIRE_ATOMIC_RESP,
     EMU_WIRE_ACK,
     EMU_WIRE_NAK,
+    EMU_WIRE_PULL_OK,
     EMU_WIRE_TYPE_END,
 };
 
@@ -47,7 +61,13 @@ enum emu_wire_type {
 #define EMU_WIRE_NAK_RNR 0xff
 
 /* flags */
-#define EMU_WIRE_F_SOLICITED 0x01
+#define EMU_WIRE_F_SOLICITED    0x01
+#define EMU_WIRE_F_PULL         0x02 /* data request: payload is the list of buffers to read */
+#define EMU_WIRE_F_PULL_GRANTED 0x04 /* PULL_OK: I read your probe word, send me pull frames */
+
+/* A pull list: at most the send WQE's gather entries (caps.h EMU_MAX_SGE), 16 bytes each. */
+#define EMU_WIRE_PULL_ENTRY       16u
+#define EMU_WIRE_PULL_MAX_ENTRIES 30u
 
 struct emu_wire_hdr {
     uint32_t magic; /* all multi-byte fields big-endian */

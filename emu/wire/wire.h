@@ -33,8 +33,20 @@ struct emu_conn {
     uint32_t peer_ipv4; /* host order; valid once identified */
     uint16_t peer_ep;
     bool identified;
-    bool dead; /* set by the progress thread; atomic access */
-    int refs;  /* guarded by wire->lock */
+    bool dead;   /* set by the progress thread; atomic access */
+    bool local;  /* abstract Unix socket: the peer is a process of this host */
+    bool dialer; /* this side connected (and sent HELLO) */
+    /*
+     * Single copy (proto.h): pull_pid is the peer's process once this side
+     * read its probe word (pull frames from it are accepted then);
+     * peer_pulls is set once the peer read ours (the requester may send
+     * pull frames; atomic access). Both are set by the progress thread.
+     */
+    int pull_pid;
+    bool peer_pulls;
+    bool pull_offered; /* this side sent its offer (acceptor: in PULL_OK) */
+    bool pull_ok_seen; /* a PULL_OK arrived (one per side at most) */
+    int refs;          /* guarded by wire->lock */
     pthread_mutex_t send_lock;
     uint8_t *rbuf; /* bytes received and not parsed yet (progress thread only) */
     size_t rlen, roff;
@@ -72,6 +84,7 @@ struct emu_wire {
     uint64_t last_scan_ns;      /* timers last run (under rx_lock) */
     struct emu_conn *graveyard; /* dropped; freed by the progress thread (under rx_lock) */
     uint64_t rejected;          /* malformed frames (atomic) */
+    uint64_t pulled;            /* bytes read from peers' memory by single copy (atomic) */
     int inflight;               /* executed, uncompleted WQEs on the device (atomic) */
     int uar_watchers;           /* UARs whose doorbells the progress thread polls (atomic) */
 };
@@ -122,6 +135,26 @@ void emu_wire_uar_watch(struct emu_nic *nic, int delta);
 
 /* Malformed frames received by the device (exported for tests, under SOFTMLX5_PRIVATE). */
 uint64_t emu_wire_rejected_frames(struct ibv_device *device);
+
+/* Bytes the device read from peers' memory by single copy (exported for tests, likewise). */
+uint64_t emu_wire_pulled_bytes(struct ibv_device *device);
+
+/* Once per process, at wire start: lets peers read our memory unless SOFTMLX5_SINGLE_COPY=0. */
+void emu_wire_single_copy_init(void);
+
+/* Puts this process's single-copy offer (pid, probe word) into a HELLO or PULL_OK header. */
+void emu_wire_pull_offer(struct emu_wire_hdr *h);
+
+/* Checks the offer in h by reading the peer's probe word: the peer's pid, or 0 when unreadable. */
+int emu_wire_pull_probe(const struct emu_wire_hdr *h);
+
+/*
+ * Progress thread: reads the requester's buffers `remote` (in the process
+ * conn->pull_pid) into the checked host buffers `local`, of the same total
+ * length; errno-style (EFAULT, ESRCH, EPERM: nothing outside `local` is written).
+ */
+int emu_conn_pull(struct emu_conn *conn, const struct iovec *local, int nlocal,
+                  const struct iovec *remote, int nremote);
 
 /* Wire-internal: wraps a connected socket and watches it (conn.c); the progress thread. */
 int emu_wire_conn_add(struct emu_wire *wire, int fd, bool tcp, struct emu_conn **conn_out);
