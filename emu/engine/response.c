@@ -184,11 +184,17 @@ int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_w
     return err;
 }
 
-void emu_engine_timers(struct emu_nic *nic, uint64_t now)
+/*
+ * Calls check(qp, arg) for every QP of the device, with qp->lock held; when
+ * it returns true the QP's send queue is run again afterwards (progress
+ * thread: QPs cannot be freed meanwhile, emu_qp_destroy quiesces it).
+ */
+static void engine_each_qp(struct emu_nic *nic, bool (*check)(struct emu_qp *qp, void *arg),
+                           void *arg)
 {
     for (uint32_t i = 0;; i++) {
         struct emu_qp *qp;
-        bool run = false;
+        bool run;
 
         pthread_mutex_lock(&nic->lock);
         if (i >= nic->qps.capacity) {
@@ -200,60 +206,62 @@ void emu_engine_timers(struct emu_nic *nic, uint64_t now)
         if (qp == NULL)
             continue;
         pthread_mutex_lock(&qp->lock);
-        if (qp->rnr_resume_ns != 0 && now >= qp->rnr_resume_ns) {
-            run = true;
-        } else if (qp->rnr_resume_ns == 0 && qp->pending_head != qp->pending_tail) {
-            struct emu_pending *e = &qp->pending[qp->pending_head & (qp->pending_size - 1)];
-
-            if (!e->done && now >= e->deadline_ns && qp->retries_left > 0) {
-                /* A request the responder dropped (not ready yet): resend from it, as IB does. */
-                qp->retries_left--;
-                EMU_LOG_DBG("QP 0x%x: no response to PSN 0x%x yet: resending (%u retries left)",
-                            qp->qpn, e->psn, qp->retries_left);
-                qp->rnr_resume_ns = now;
-                for (uint32_t j = qp->pending_head; j != qp->pending_tail; j++)
-                    qp->pending[j & (qp->pending_size - 1)].deadline_ns =
-                            now + engine_retry_period_ns(qp);
-                run = true;
-            } else if (!e->done && now >= e->deadline_ns) {
-                EMU_LOG_ERR("QP 0x%x: no response to PSN 0x%x within %u ms: transport retry "
-                            "counter exceeded",
-                            qp->qpn, e->psn, emu_config_get()->retry_timeout_ms);
-                emu_engine_qp_fail(qp, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
-                run = true;
-            }
-        }
+        run = check(qp, arg);
         pthread_mutex_unlock(&qp->lock);
         if (run)
             emu_engine_sq_run(qp);
     }
 }
 
+/* Resends or fails the oldest unanswered request of qp once its time is up. */
+static bool engine_timer_check(struct emu_qp *qp, void *arg)
+{
+    uint64_t now = *(const uint64_t *)arg;
+    struct emu_pending *e;
+
+    if (qp->rnr_resume_ns != 0)
+        return now >= qp->rnr_resume_ns;
+    if (qp->pending_head == qp->pending_tail)
+        return false;
+    e = &qp->pending[qp->pending_head & (qp->pending_size - 1)];
+    if (e->done || now < e->deadline_ns)
+        return false;
+    if (qp->retries_left > 0) {
+        /* A request the responder dropped (not ready yet): resend from it, as IB does. */
+        qp->retries_left--;
+        EMU_LOG_DBG("QP 0x%x: no response to PSN 0x%x yet: resending (%u retries left)", qp->qpn,
+                    e->psn, qp->retries_left);
+        qp->rnr_resume_ns = now;
+        for (uint32_t j = qp->pending_head; j != qp->pending_tail; j++)
+            qp->pending[j & (qp->pending_size - 1)].deadline_ns = now + engine_retry_period_ns(qp);
+        return true;
+    }
+    EMU_LOG_ERR("QP 0x%x: no response to PSN 0x%x within %u ms: transport retry counter exceeded",
+                qp->qpn, e->psn, emu_config_get()->retry_timeout_ms);
+    emu_engine_qp_fail(qp, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+    return true;
+}
+
+void emu_engine_timers(struct emu_nic *nic, uint64_t now)
+{
+    engine_each_qp(nic, engine_timer_check, &now);
+}
+
+/* Fails qp's outstanding work when it was waiting on the lost connection. */
+static bool engine_conn_lost_check(struct emu_qp *qp, void *arg)
+{
+    struct emu_conn *conn = arg;
+
+    if (qp->peer != conn || qp->pending_head == qp->pending_tail || qp->state == PRM_QP_STATE_ERR)
+        return false;
+    EMU_LOG_ERR("QP 0x%x: connection to endpoint %u lost with work outstanding: transport retry "
+                "counter exceeded",
+                qp->qpn, conn->peer_ep);
+    emu_engine_qp_fail(qp, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+    return true;
+}
+
 void emu_engine_conn_lost(struct emu_nic *nic, struct emu_conn *conn)
 {
-    for (uint32_t i = 0;; i++) {
-        struct emu_qp *qp;
-        bool run = false;
-
-        pthread_mutex_lock(&nic->lock);
-        if (i >= nic->qps.capacity) {
-            pthread_mutex_unlock(&nic->lock);
-            return;
-        }
-        qp = emu_table_get(&nic->qps, i);
-        pthread_mutex_unlock(&nic->lock);
-        if (qp == NULL || qp->peer != conn)
-            continue;
-        pthread_mutex_lock(&qp->lock);
-        if (qp->pending_head != qp->pending_tail && qp->state != PRM_QP_STATE_ERR) {
-            EMU_LOG_ERR("QP 0x%x: connection to endpoint %u lost with work outstanding: "
-                        "transport retry counter exceeded",
-                        qp->qpn, conn->peer_ep);
-            emu_engine_qp_fail(qp, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
-            run = true;
-        }
-        pthread_mutex_unlock(&qp->lock);
-        if (run)
-            emu_engine_sq_run(qp);
-    }
+    engine_each_qp(nic, engine_conn_lost_check, conn);
 }
