@@ -29,6 +29,13 @@
  */
 #define PROGRESS_RX_CHUNK      4096u
 #define PROGRESS_RX_BATCH      64
+/*
+ * While a thread polling a CQ has done the device's work within this time,
+ * the progress thread leaves the sockets to it: a poller that is spinning
+ * reacts faster than a thread woken from epoll, and the two would only
+ * contend for the receive lock.
+ */
+#define PROGRESS_DEFER_NS      100000ull
 
 /* The DevX side provides the real one (nic/uar.c); without it no doorbell page exists. */
 __attribute__((weak)) bool emu_uar_poll(struct emu_nic *nic)
@@ -306,7 +313,10 @@ void emu_wire_progress_poll(struct emu_nic *nic)
     struct epoll_event evs[16];
     int n;
 
-    if (wire == NULL || pthread_mutex_trylock(&wire->rx_lock) != 0)
+    if (wire == NULL)
+        return;
+    __atomic_store_n(&wire->inline_poll_ns, emu_now_ns(), __ATOMIC_RELAXED);
+    if (pthread_mutex_trylock(&wire->rx_lock) != 0)
         return;
     n = epoll_wait(wire->epfd, evs, 16, 0);
     if (n > 0)
@@ -348,8 +358,18 @@ void *emu_wire_progress(void *arg)
         int64_t timeout = progress_timeout_ns(wire, busy, &idle_ns);
         struct timespec ts = {.tv_sec = timeout / 1000000000, .tv_nsec = timeout % 1000000000};
         int n = epoll_pwait2(wire->epfd, evs, 16, timeout < 0 ? NULL : &ts, NULL);
+        bool defer =
+                n > 0 && emu_now_ns() - __atomic_load_n(&wire->inline_poll_ns, __ATOMIC_RELAXED) <
+                                 PROGRESS_DEFER_NS;
+
+        if (defer) {
+            /* Back off so that the events are the poller's; level-triggered, nothing is lost. */
+            struct timespec pause = {0, (long)(PROGRESS_DEFER_NS / 4)};
+
+            nanosleep(&pause, NULL);
+        }
         pthread_mutex_lock(&wire->rx_lock);
-        if (n > 0)
+        if (n > 0 && !defer)
             progress_events(wire, evs, n, true);
         busy = emu_uar_poll(nic);
         progress_timers(wire);

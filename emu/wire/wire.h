@@ -87,6 +87,7 @@ struct emu_wire {
     uint64_t pulled;            /* bytes read from peers' memory by single copy (atomic) */
     int inflight;               /* executed, uncompleted WQEs on the device (atomic) */
     int uar_watchers;           /* UARs whose doorbells the progress thread polls (atomic) */
+    uint64_t inline_poll_ns;    /* last time a CQ poller did the device's work (atomic) */
 };
 
 /*
