@@ -9,7 +9,8 @@
  *   SOFTMLX5_LINK      eth (RoCE v2, default) or ib (InfiniBand with LIDs)
  *   SOFTMLX5_RETRY_TIMEOUT_MS  how long an unanswered request waits before a
  *                      retry-exceeded completion (default 2000)
- *   SOFTMLX5_SINGLE_COPY  1 (default): devices of this host move RDMA write
+ *   SOFTMLX5_SINGLE_COPY  1 (default on hosts of more than two CPUs): devices
+ *                      of this host move RDMA write
  *                      and send data with one copy (process_vm_readv), for
  *                      which the process lets any process of its user read
  *                      its memory (PR_SET_PTRACER_ANY: what every same-user
