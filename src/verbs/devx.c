@@ -5,6 +5,7 @@
  * status and the syndrome, and the status's doca_error_t.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "prm/prm_cmd.h"
@@ -97,8 +98,9 @@ doca_error_t verbs_devx_create(struct ibv_context *ctx, const void *in, size_t i
     return DOCA_SUCCESS;
 }
 
-doca_error_t verbs_devx_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
-                               size_t outlen)
+/* MODIFY and QUERY: one command on an existing object, answered in out. */
+static doca_error_t verbs_devx_obj_cmd(bool modify, struct mlx5dv_devx_obj *obj, const void *in,
+                                       size_t inlen, void *out, size_t outlen)
 {
     const struct core_mlx5dv_ops *mlx5;
     doca_error_t err = verbs_rdma(NULL, &mlx5);
@@ -108,23 +110,20 @@ doca_error_t verbs_devx_modify(struct mlx5dv_devx_obj *obj, const void *in, size
         return err;
     memset(out, 0, outlen);
     errno = 0;
-    rc = mlx5->devx_obj_modify(obj, in, inlen, out, outlen);
+    rc = (modify ? mlx5->devx_obj_modify : mlx5->devx_obj_query)(obj, in, inlen, out, outlen);
     return verbs_devx_outcome(in, out, outlen, rc, rc != 0 ? (errno != 0 ? errno : rc) : 0);
+}
+
+doca_error_t verbs_devx_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
+                               size_t outlen)
+{
+    return verbs_devx_obj_cmd(true, obj, in, inlen, out, outlen);
 }
 
 doca_error_t verbs_devx_query(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
                               size_t outlen)
 {
-    const struct core_mlx5dv_ops *mlx5;
-    doca_error_t err = verbs_rdma(NULL, &mlx5);
-    int rc;
-
-    if (err != DOCA_SUCCESS)
-        return err;
-    memset(out, 0, outlen);
-    errno = 0;
-    rc = mlx5->devx_obj_query(obj, in, inlen, out, outlen);
-    return verbs_devx_outcome(in, out, outlen, rc, rc != 0 ? (errno != 0 ? errno : rc) : 0);
+    return verbs_devx_obj_cmd(false, obj, in, inlen, out, outlen);
 }
 
 doca_error_t verbs_devx_destroy(struct mlx5dv_devx_obj *obj, const char *what, uint32_t id)
