@@ -26,6 +26,20 @@
         return DOCA_SUCCESS;                                                                 \
     }
 
+/* A setter of a count that must not be zero; `why` completes the log line. */
+#define VERBS_QP_INIT_ATTR_NONZERO_SETTER(name, why)                                         \
+    doca_error_t doca_verbs_qp_init_attr_set_##name(doca_verbs_qp_init_attr_t *qp_init_attr, \
+                                                    uint32_t name)                           \
+    {                                                                                        \
+        VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);                                              \
+        if (name == 0) {                                                                     \
+            DOCA_LOG_ERR(#name " 0: " why);                                                  \
+            return DOCA_ERROR_INVALID_VALUE;                                                 \
+        }                                                                                    \
+        qp_init_attr->name = name;                                                           \
+        return DOCA_SUCCESS;                                                                 \
+    }
+
 #define VERBS_QP_INIT_ATTR_GETTER(name, field)                                                 \
     uint32_t doca_verbs_qp_init_attr_get_##name(const doca_verbs_qp_init_attr_t *qp_init_attr) \
     {                                                                                          \
@@ -73,41 +87,11 @@ VERBS_QP_INIT_ATTR_SETTER(qp_context, void *, qp_context)
 VERBS_QP_INIT_ATTR_SETTER(srq, struct doca_verbs_srq *, srq)
 VERBS_QP_INIT_ATTR_SETTER(emulate_no_dbr_ext, bool, emulate_no_dbr_ext)
 
-doca_error_t doca_verbs_qp_init_attr_set_sq_wr(doca_verbs_qp_init_attr_t *qp_init_attr,
-                                               uint32_t sq_wr)
-{
-    VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
-    if (sq_wr == 0) {
-        DOCA_LOG_ERR("sq_wr 0: an RC QP needs at least one send WQE");
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    qp_init_attr->sq_wr = sq_wr;
-    return DOCA_SUCCESS;
-}
+VERBS_QP_INIT_ATTR_NONZERO_SETTER(sq_wr, "an RC QP needs at least one send WQE")
 
-doca_error_t doca_verbs_qp_init_attr_set_send_max_sges(doca_verbs_qp_init_attr_t *qp_init_attr,
-                                                       uint32_t send_max_sges)
-{
-    VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
-    if (send_max_sges == 0) {
-        DOCA_LOG_ERR("send_max_sges 0: a send WQE carries at least one SGE");
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    qp_init_attr->send_max_sges = send_max_sges;
-    return DOCA_SUCCESS;
-}
+VERBS_QP_INIT_ATTR_NONZERO_SETTER(send_max_sges, "a send WQE carries at least one SGE")
 
-doca_error_t doca_verbs_qp_init_attr_set_receive_max_sges(doca_verbs_qp_init_attr_t *qp_init_attr,
-                                                          uint32_t receive_max_sges)
-{
-    VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
-    if (receive_max_sges == 0) {
-        DOCA_LOG_ERR("receive_max_sges 0: a receive WQE carries at least one SGE");
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    qp_init_attr->receive_max_sges = receive_max_sges;
-    return DOCA_SUCCESS;
-}
+VERBS_QP_INIT_ATTR_NONZERO_SETTER(receive_max_sges, "a receive WQE carries at least one SGE")
 
 doca_error_t doca_verbs_qp_init_attr_set_user_index(doca_verbs_qp_init_attr_t *qp_init_attr,
                                                     uint32_t user_index)
