@@ -65,8 +65,10 @@ static enum ibv_wc_opcode cq_req_opcode(uint8_t wqe_opcode)
     case PRM_WQE_OPCODE_RDMA_READ:
         return IBV_WC_RDMA_READ;
     case PRM_WQE_OPCODE_ATOMIC_CS:
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_CS:
         return IBV_WC_COMP_SWAP;
     case PRM_WQE_OPCODE_ATOMIC_FA:
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_FA:
         return IBV_WC_FETCH_ADD;
     default:
         return IBV_WC_SEND;

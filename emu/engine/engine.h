@@ -28,6 +28,16 @@ int emu_engine_rx(struct emu_conn *conn, const struct emu_wire_hdr *hdr);
 /* Sends the ACKs owed on conn (end of a receive batch; rx_lock held). */
 void emu_engine_ack_flush(struct emu_conn *conn);
 
+/*
+ * WAIT: a send queue stalled on a WAIT WQE is armed (qp->wait_active,
+ * counted in wire->waiting); each CQE the device writes while any is armed
+ * raises wire->wait_signal and wakes the progress thread, which calls
+ * emu_engine_waits() to run the armed send queues again (and does so every
+ * millisecond while any is armed). qp->lock held for emu_engine_wait_arm.
+ */
+void emu_engine_wait_arm(struct emu_qp *qp, bool on);
+void emu_engine_waits(struct emu_nic *nic);
+
 /* Progress thread: retry and RNR timers of every QP of the device. */
 void emu_engine_timers(struct emu_nic *nic, uint64_t now_ns);
 

@@ -31,6 +31,13 @@ void engine_hdr_init(struct emu_wire_hdr *h, uint8_t type, uint32_t src_qpn, uin
 /* Progress thread: a response (ACK, NAK, READ_RESP, ATOMIC_RESP) for requester qp. */
 int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h);
 
+/*
+ * Bytes of the atomic segment after the remote-address segment of an atomic
+ * WQE (opcode, opmod): 16, or 32 for an 8-byte masked compare-swap; 0 when
+ * the pair names no atomic the device executes.
+ */
+uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod);
+
 /* The RNR NAK timer value in nanoseconds (IB encoding of min_rnr_timer). */
 uint64_t engine_rnr_delay_ns(uint8_t timer);
 

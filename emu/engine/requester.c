@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 #include "nic/caps.h"
+#include "nic/cq.h"
 #include "nic/mem.h"
 #include "nic/mr.h"
 #include "nic/nic.h"
@@ -96,10 +97,11 @@ static void sq_local_release(struct emu_qp *qp, struct sq_local *l)
 
 /*
  * Checks and holds the data segments from byte offset `off` of the WQE.
- * Inline data is taken from the WQE copy. Returns 0 or a PRM syndrome.
+ * Inline data is taken from the WQE copy; GPU data to be sent is gathered
+ * into a host bounce buffer unless check_only. Returns 0 or a PRM syndrome.
  */
 static uint8_t sq_local_gather(struct emu_qp *qp, struct sq_wqe *w, uint32_t off, int access,
-                               struct sq_local *l)
+                               bool check_only, struct sq_local *l)
 {
     uint32_t end = w->ds * PRM_WQE_DS_SIZE;
     bool gpu = false;
@@ -146,7 +148,7 @@ static uint8_t sq_local_gather(struct emu_qp *qp, struct sq_wqe *w, uint32_t off
         l->iov[l->count++].iov_len = bc;
         l->bytes += bc;
     }
-    if (gpu && !(access & IBV_ACCESS_LOCAL_WRITE)) {
+    if (gpu && !(access & IBV_ACCESS_LOCAL_WRITE) && !check_only) {
         /* GPU data goes out through one host copy. */
         uint8_t *p = malloc(l->bytes ? l->bytes : 1);
         uint32_t at = 0;
@@ -173,12 +175,30 @@ enum sq_step { SQ_DONE, SQ_STALL };
 static bool sq_needs_response(uint8_t opcode)
 {
     return opcode == PRM_WQE_OPCODE_RDMA_READ || opcode == PRM_WQE_OPCODE_ATOMIC_CS ||
-           opcode == PRM_WQE_OPCODE_ATOMIC_FA;
+           opcode == PRM_WQE_OPCODE_ATOMIC_FA || opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_CS ||
+           opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_FA;
 }
 
-/* Adds the pending entry of the WQE (qp->lock held). */
+uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod)
+{
+    uint32_t masks_len, size = emu_wire_atomic_size(opcode, opmod, &masks_len);
+
+    if (size == 0)
+        return 0;
+    /* Every atomic segment is 16 bytes but the 8-byte masked compare-swap's (four operands). */
+    if (opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_CS && size == 8)
+        return sizeof(struct prm_wqe_masked_cs64_seg);
+    return sizeof(struct prm_wqe_atomic_seg);
+}
+
+/*
+ * Adds the pending entry of the WQE (qp->lock held). Only a request that
+ * goes on the wire takes a PSN: the responder expects them without gaps, and
+ * WQEs that complete on the device alone (NOP, WAIT, DUMP, local errors)
+ * never reach it.
+ */
 static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index, const struct sq_wqe *w,
-                                          uint32_t bytes)
+                                          uint32_t bytes, bool wire)
 {
     struct emu_pending *e = &qp->pending[qp->pending_tail & (qp->pending_size - 1)];
 
@@ -188,7 +208,7 @@ static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index, con
     e->opcode = w->opcode;
     e->signaled = (w->fm_ce_se & PRM_WQE_CTRL_CE_MASK) >= PRM_WQE_CTRL_CQ_UPDATE;
     e->byte_count = bytes;
-    e->psn = qp->next_psn++;
+    e->psn = wire ? qp->next_psn++ : qp->next_psn;
     e->deadline_ns = emu_now_ns() + engine_retry_period_ns(qp);
     e->needs_response = sq_needs_response(w->opcode);
     if (e->needs_response)
@@ -207,7 +227,7 @@ static void sq_fail_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe
     struct emu_pending *e;
 
     pthread_mutex_lock(&qp->lock);
-    e = sq_pending_add(qp, index, w, 0);
+    e = sq_pending_add(qp, index, w, 0, false);
     if (e->needs_response)
         qp->reads_in_flight--;
     e->needs_response = false;
@@ -248,9 +268,13 @@ static bool sq_pull_ok(const struct emu_qp *qp, const struct sq_local *l)
     return true;
 }
 
-/* Builds and sends the request of one WQE (keys held in l). Returns 0 or a PRM syndrome. */
+/*
+ * Builds and sends the request of one WQE (keys held in l). A read or an
+ * atomic carries no data; an atomic carries `extra` (its masks) instead.
+ * Returns 0 or a PRM syndrome.
+ */
 static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, struct sq_local *l,
-                       const struct emu_wire_hdr *tmpl)
+                       const struct emu_wire_hdr *tmpl, const struct iovec *extra)
 {
     struct emu_wire_hdr h = *tmpl;
     struct emu_pending *e;
@@ -262,8 +286,14 @@ static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, stru
     int iovcnt = carries ? l->count : 0;
     uint32_t payload = carries ? l->bytes : 0;
 
+    if (!carries && extra->iov_len > 0) {
+        iov = extra;
+        iovcnt = 1;
+        payload = (uint32_t)extra->iov_len;
+    }
+
     pthread_mutex_lock(&qp->lock);
-    e = sq_pending_add(qp, index, w, l->bytes);
+    e = sq_pending_add(qp, index, w, l->bytes, true);
     psn = e->psn;
     pthread_mutex_unlock(&qp->lock);
     h.psn = htobe32(psn);
@@ -299,6 +329,138 @@ static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, stru
     return 0;
 }
 
+/*
+ * An atomic WQE (ctrl, raddr, atomic segment, data segment): the request
+ * header (operands as proto.h says) and, for a masked compare-swap, its
+ * masks in `masks`. Returns 0 or a PRM syndrome; l is set either way.
+ */
+static uint8_t sq_atomic(struct emu_qp *qp, struct sq_wqe *w, struct emu_wire_hdr *h,
+                         uint64_t masks[2], uint32_t *masks_len, struct sq_local *l)
+{
+    const uint32_t off_seg = sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg);
+    const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + sizeof(struct prm_wqe_ctrl_seg));
+    const uint8_t *seg = w->buf + off_seg;
+    uint32_t size = emu_wire_atomic_size(w->opcode, w->opmod, masks_len);
+    uint32_t seg_bytes = engine_atomic_seg_bytes(w->opcode, w->opmod);
+    uint8_t synd;
+
+    memset(l, 0, sizeof(*l));
+    if (size == 0) {
+        EMU_LOG_ERR("QP 0x%x: atomic WQE with opcode 0x%x and opmod 0x%x: this device executes "
+                    "4- and 8-byte atomics only",
+                    qp->qpn, w->opcode, w->opmod);
+        return PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+    }
+    h->type = EMU_WIRE_ATOMIC;
+    h->op = w->opcode;
+    h->opmod = w->opmod;
+    h->raddr = ra->raddr;
+    h->rkey = ra->rkey;
+    h->dma_len = htobe32(size);
+    masks[0] = masks[1] = 0;
+    if (w->opcode == PRM_WQE_OPCODE_ATOMIC_CS || w->opcode == PRM_WQE_OPCODE_ATOMIC_FA) {
+        const struct prm_wqe_atomic_seg *a = (const void *)seg;
+
+        h->swap_add = a->swap_add;
+        h->compare = a->compare;
+    } else if (w->opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_CS && size == 4) {
+        const struct prm_wqe_masked_cs32_seg *a = (const void *)seg;
+
+        h->swap_add = htobe64(be32toh(a->swap));
+        h->compare = htobe64(be32toh(a->compare));
+        masks[0] = htobe64(be32toh(a->swap_mask));
+        masks[1] = htobe64(be32toh(a->compare_mask));
+    } else if (w->opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_CS) {
+        const struct prm_wqe_masked_cs64_seg *a = (const void *)seg;
+
+        h->swap_add = a->swap;
+        h->compare = a->compare;
+        masks[0] = a->swap_mask;
+        masks[1] = a->compare_mask;
+    } else if (size == 4) {
+        const struct prm_wqe_masked_fa32_seg *a = (const void *)seg;
+
+        h->swap_add = htobe64(be32toh(a->add));
+        h->compare = htobe64(be32toh(a->field_boundary));
+    } else {
+        const struct prm_wqe_masked_fa64_seg *a = (const void *)seg;
+
+        h->swap_add = a->add;
+        h->compare = a->field_boundary;
+    }
+    /* The original value comes back into the local buffer: exactly the operand size. */
+    synd = sq_local_gather(qp, w, off_seg + seg_bytes, IBV_ACCESS_LOCAL_WRITE, false, l);
+    if (synd == 0 && l->bytes != size)
+        synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+    return synd;
+}
+
+/* A WQE that executes on the device alone (NOP, WAIT, DUMP): completes in order with no error. */
+static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe *w, uint32_t bytes)
+{
+    pthread_mutex_lock(&qp->lock);
+    sq_pending_add(qp, index, w, bytes, false)->done = true;
+    engine_complete(qp);
+    pthread_mutex_unlock(&qp->lock);
+}
+
+void emu_engine_wait_arm(struct emu_qp *qp, bool on)
+{
+    if (qp->wait_active == on)
+        return;
+    qp->wait_active = on;
+    /* Sequentially consistent: emu_cq_push reads the count after it moved the producer. */
+    __atomic_add_fetch(&qp->nic->wire->waiting, on ? 1 : -1, __ATOMIC_SEQ_CST);
+}
+
+enum sq_wait { SQ_WAIT_READY, SQ_WAIT_STALL, SQ_WAIT_BAD };
+
+/*
+ * WAIT: whether CQ obj_num of this device has written max_index CQEs
+ * (counters compared modulo 2^24, as a signed difference). While it has not,
+ * the QP stays armed: every CQE written on the device then makes the
+ * progress thread run this SQ again (emu_engine_waits).
+ */
+static enum sq_wait sq_wait_check(struct emu_qp *qp, const struct sq_wqe *w)
+{
+    const struct prm_wqe_wait_seg *ws = (const void *)(w->buf + sizeof(struct prm_wqe_ctrl_seg));
+    uint32_t cqn = be32toh(ws->obj_num), target = be32toh(ws->max_index) & 0xffffff;
+    uint32_t produced = 0;
+    struct emu_cq *cq;
+    enum sq_wait r;
+
+    if (w->opmod != 0 || w->ds * PRM_WQE_DS_SIZE < sizeof(struct prm_wqe_ctrl_seg) + sizeof(*ws)) {
+        EMU_LOG_ERR("QP 0x%x: WAIT WQE with opmod 0x%x and DS %u: this device waits on CQs only "
+                    "(opmod 0, a wait segment)",
+                    qp->qpn, w->opmod, w->ds);
+        return SQ_WAIT_BAD;
+    }
+    /* Armed before the producer is read: a CQE written after the read finds the QP armed. */
+    pthread_mutex_lock(&qp->lock);
+    emu_engine_wait_arm(qp, true);
+    pthread_mutex_unlock(&qp->lock);
+    pthread_mutex_lock(&qp->nic->lock);
+    cq = emu_cq_lookup(qp->nic, cqn);
+    if (cq != NULL) {
+        pthread_mutex_lock(&cq->lock);
+        produced = cq->producer;
+        pthread_mutex_unlock(&cq->lock);
+    }
+    pthread_mutex_unlock(&qp->nic->lock);
+    if (cq == NULL) {
+        EMU_LOG_ERR("QP 0x%x: WAIT on CQ 0x%x, which this device does not have", qp->qpn, cqn);
+        r = SQ_WAIT_BAD;
+    } else {
+        r = (int32_t)(((produced - target) & 0xffffff) << 8) >= 0 ? SQ_WAIT_READY : SQ_WAIT_STALL;
+    }
+    if (r != SQ_WAIT_STALL) {
+        pthread_mutex_lock(&qp->lock);
+        emu_engine_wait_arm(qp, false);
+        pthread_mutex_unlock(&qp->lock);
+    }
+    return r;
+}
+
 static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
 {
     const uint32_t off_raddr = sizeof(struct prm_wqe_ctrl_seg);
@@ -306,6 +468,8 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
     struct sq_local l;
     struct emu_wire_hdr h;
     const struct prm_wqe_raddr_seg *ra = (const void *)(w.buf + off_raddr);
+    uint64_t masks[2];
+    uint32_t masks_len = 0;
     uint8_t synd = 0;
     uint32_t max_rd;
 
@@ -319,6 +483,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
     }
     pthread_mutex_lock(&qp->lock);
     if (qp->state == PRM_QP_STATE_ERR) {
+        emu_engine_wait_arm(qp, false);
         emu_engine_cqe_req_err(qp, index, w.opcode, PRM_CQE_SYNDROME_WR_FLUSH_ERR);
         pthread_mutex_unlock(&qp->lock);
         qp->sq_consumer = index + w.bbs;
@@ -333,57 +498,61 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
         return SQ_STALL;
     }
     pthread_mutex_unlock(&qp->lock);
+    if (w.opcode == PRM_WQE_OPCODE_WAIT) {
+        enum sq_wait r = sq_wait_check(qp, &w);
+
+        if (r == SQ_WAIT_STALL)
+            return SQ_STALL;
+        qp->sq_consumer = index + w.bbs;
+        if (r == SQ_WAIT_BAD)
+            sq_fail_local(qp, index, &w, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+        else
+            sq_done_local(qp, index, &w, 0);
+        return SQ_DONE;
+    }
     qp->sq_consumer = index + w.bbs;
 
     engine_hdr_init(&h, 0, qp->qpn, qp->attr.remote_qpn, 0);
     switch (w.opcode) {
     case PRM_WQE_OPCODE_NOP:
-        pthread_mutex_lock(&qp->lock);
-        sq_pending_add(qp, index, &w, 0)->done = true;
-        engine_complete(qp);
-        pthread_mutex_unlock(&qp->lock);
+        sq_done_local(qp, index, &w, 0);
+        return SQ_DONE;
+    case PRM_WQE_OPCODE_DUMP:
+        /* Its data segments are checked as a gather would check them; nothing moves. */
+        synd = sq_local_gather(qp, &w, off_raddr, 0, true, &l);
+        if (synd == 0 && l.bytes > (1u << EMU_LOG_MAX_MSG))
+            synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+        if (synd != 0)
+            sq_fail_local(qp, index, &w, synd);
+        else
+            sq_done_local(qp, index, &w, l.bytes);
+        sq_local_release(qp, &l);
         return SQ_DONE;
     case PRM_WQE_OPCODE_RDMA_WRITE:
     case PRM_WQE_OPCODE_RDMA_WRITE_IMM:
         h.type = w.opcode == PRM_WQE_OPCODE_RDMA_WRITE ? EMU_WIRE_WRITE : EMU_WIRE_WRITE_IMM;
         h.raddr = ra->raddr;
         h.rkey = ra->rkey;
-        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), 0, &l);
+        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), 0, false, &l);
         break;
     case PRM_WQE_OPCODE_SEND:
     case PRM_WQE_OPCODE_SEND_IMM:
         h.type = w.opcode == PRM_WQE_OPCODE_SEND ? EMU_WIRE_SEND : EMU_WIRE_SEND_IMM;
-        synd = sq_local_gather(qp, &w, off_raddr, 0, &l);
+        synd = sq_local_gather(qp, &w, off_raddr, 0, false, &l);
         break;
     case PRM_WQE_OPCODE_RDMA_READ:
         h.type = EMU_WIRE_READ_REQ;
         h.raddr = ra->raddr;
         h.rkey = ra->rkey;
-        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), IBV_ACCESS_LOCAL_WRITE, &l);
+        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), IBV_ACCESS_LOCAL_WRITE, false, &l);
         h.dma_len = htobe32(l.bytes);
         break;
     case PRM_WQE_OPCODE_ATOMIC_CS:
-    case PRM_WQE_OPCODE_ATOMIC_FA: {
-        const struct prm_wqe_atomic_seg *a = (const void *)(ra + 1);
-
-        if (w.opmod != 0) {
-            synd = PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-            memset(&l, 0, sizeof(l));
-            break;
-        }
-        h.type = EMU_WIRE_ATOMIC;
-        h.op = w.opcode;
-        h.raddr = ra->raddr;
-        h.rkey = ra->rkey;
-        h.swap_add = a->swap_add;
-        h.compare = a->compare;
-        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra) + sizeof(*a), IBV_ACCESS_LOCAL_WRITE,
-                               &l);
-        if (synd == 0 && l.bytes != 8)
-            synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-        h.dma_len = htobe32(8);
+    case PRM_WQE_OPCODE_ATOMIC_FA:
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_CS:
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_FA:
+        synd = sq_atomic(qp, &w, &h, masks, &masks_len, &l);
         break;
-    }
     default:
         EMU_LOG_ERR("QP 0x%x: send WQE %u has opcode 0x%x, which RC QPs of this device do not "
                     "execute",
@@ -401,7 +570,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
     if (synd != 0)
         sq_fail_local(qp, index, &w, synd);
     else
-        sq_send(qp, index, &w, &l, &h);
+        sq_send(qp, index, &w, &l, &h, &(struct iovec){masks, masks_len});
     sq_local_release(qp, &l);
     return SQ_DONE;
 }

@@ -282,53 +282,167 @@ static void resp_fail_recv(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndro
     emu_engine_qp_fail(qp, 0);
 }
 
+/* An atomic request, decoded: operands in host order (proto.h). */
+struct resp_atomic_op {
+    uint8_t op;    /* PRM_WQE_OPCODE_ATOMIC_* */
+    uint32_t size; /* operand bytes: 4 or 8 */
+    uint64_t swap_add, compare, swap_mask, compare_mask;
+};
+
+/* x + y where a set bit i of boundary keeps the carry out of bit i from bit i + 1. */
+static uint64_t resp_field_add(uint64_t x, uint64_t y, uint64_t boundary, uint32_t bits)
+{
+    uint64_t sum = 0, carry = 0;
+
+    for (uint32_t i = 0; i < bits; i++) {
+        uint64_t a = (x >> i) & 1, b = (y >> i) & 1;
+
+        sum |= (a ^ b ^ carry) << i;
+        carry = ((a & b) | (carry & (a ^ b))) & ~(boundary >> i) & 1;
+    }
+    return sum;
+}
+
+/* The new value of a target holding orig (host order, operand size). */
+static uint64_t resp_atomic_apply(const struct resp_atomic_op *a, uint64_t orig)
+{
+    uint64_t mask = a->size == 8 ? ~0ull : 0xffffffffull, v;
+
+    switch (a->op) {
+    case PRM_WQE_OPCODE_ATOMIC_FA:
+        v = orig + a->swap_add;
+        break;
+    case PRM_WQE_OPCODE_ATOMIC_CS:
+        v = orig == a->compare ? a->swap_add : orig;
+        break;
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_CS:
+        v = ((orig ^ a->compare) & a->compare_mask) == 0
+                    ? (orig & ~a->swap_mask) | (a->swap_add & a->swap_mask)
+                    : orig;
+        break;
+    default: /* PRM_WQE_OPCODE_ATOMIC_MASKED_FA; compare is the field boundary */
+        v = resp_field_add(orig, a->swap_add, a->compare, a->size * 8);
+        break;
+    }
+    return v & mask;
+}
+
+/*
+ * Executes the atomic on the held target (device-wide atomic lock held);
+ * *orig_raw receives the original contents as stored (big-endian).
+ */
+static void resp_atomic_exec(const struct resp_atomic_op *a, struct resp_target *t, uint64_t raddr,
+                             uint8_t *orig_raw)
+{
+    /*
+     * GPU memory, or a host address not aligned to the operand (an MR whose
+     * iova and address differ in alignment): read, modify, write, ordered by
+     * the lock alone.
+     */
+    if (t->gpu || ((uintptr_t)t->iov[0].iov_base & (a->size - 1)) != 0) {
+        uint8_t raw[8];
+        uint64_t orig, next;
+
+        emu_mr_read(t->mr[0], raddr, raw, a->size);
+        memcpy(orig_raw, raw, a->size);
+        if (a->size == 4) {
+            uint32_t w;
+
+            memcpy(&w, raw, 4);
+            orig = be32toh(w);
+            next = resp_atomic_apply(a, orig);
+            w = htobe32((uint32_t)next);
+            memcpy(raw, &w, 4);
+        } else {
+            uint64_t w;
+
+            memcpy(&w, raw, 8);
+            orig = be64toh(w);
+            next = resp_atomic_apply(a, orig);
+            w = htobe64(next);
+            memcpy(raw, &w, 8);
+        }
+        if (next != orig)
+            emu_mr_write(t->mr[0], raddr, raw, a->size);
+        return;
+    }
+    /* Host memory: a compare-exchange keeps the update atomic for the CPU too. */
+    if (a->size == 4) {
+        uint32_t *p = t->iov[0].iov_base, old = __atomic_load_n(p, __ATOMIC_SEQ_CST), next;
+
+        do
+            next = htobe32((uint32_t)resp_atomic_apply(a, be32toh(old)));
+        while (!__atomic_compare_exchange_n(p, &old, next, false, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_SEQ_CST));
+        memcpy(orig_raw, &old, 4);
+    } else {
+        uint64_t *p = t->iov[0].iov_base, old = __atomic_load_n(p, __ATOMIC_SEQ_CST), next;
+
+        do
+            next = htobe64(resp_atomic_apply(a, be64toh(old)));
+        while (!__atomic_compare_exchange_n(p, &old, next, false, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_SEQ_CST));
+        memcpy(orig_raw, &old, 8);
+    }
+}
+
+/*
+ * ATOMIC: compare-swap, fetch-add and their masked forms on a 4- or 8-byte
+ * target, which must be aligned to its size. The progress thread checked
+ * the frame's lengths and operand widths (proto.h).
+ */
 static int resp_atomic(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                        uint32_t psn)
 {
-    uint64_t raddr = be64toh(h->raddr), orig = 0;
+    uint64_t raddr = be64toh(h->raddr);
+    uint32_t len = be32toh(h->payload_len), masks_len;
+    struct resp_atomic_op a = {.op = h->op,
+                               .size = emu_wire_atomic_size(h->op, h->opmod, &masks_len),
+                               .swap_add = be64toh(h->swap_add),
+                               .compare = be64toh(h->compare),
+                               .swap_mask = 0,
+                               .compare_mask = 0};
     struct resp_target t = {0};
+    uint8_t orig[8];
 
+    if (a.size == 0) {
+        if (emu_conn_discard(conn, len) != 0)
+            return -1;
+        return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, NULL,
+                          0, 0);
+    }
+    if (masks_len != 0) {
+        uint64_t m[2];
+
+        if (emu_conn_recv(conn, &(struct iovec){m, sizeof(m)}, 1) != 0)
+            return -1;
+        a.swap_mask = be64toh(m[0]);
+        a.compare_mask = be64toh(m[1]);
+        if (a.size == 4 && ((a.swap_mask | a.compare_mask) >> 32) != 0) {
+            emu_wire_reject(conn, "4-byte atomic mask wider than 32 bits", psn);
+            return -1;
+        }
+    }
     if (!qp->attr.remote_atomic)
         return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
                           0);
-    if ((raddr & 7) != 0 ||
-        (h->op != PRM_WQE_OPCODE_ATOMIC_CS && h->op != PRM_WQE_OPCODE_ATOMIC_FA))
+    if ((raddr & (a.size - 1)) != 0)
         return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, NULL,
                           0, 0);
-    if (resp_hold(qp, &t, be32toh(h->rkey), raddr, 8, IBV_ACCESS_REMOTE_ATOMIC) != EMU_MR_OK)
+    if (resp_hold(qp, &t, be32toh(h->rkey), raddr, a.size, IBV_ACCESS_REMOTE_ATOMIC) != EMU_MR_OK)
         return resp_reply(qp, conn, EMU_WIRE_NAK, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR, NULL, 0,
                           0);
     /*
-     * As on ConnectX, the 8-byte target is big-endian in memory and the
-     * original value goes back as stored. The device-wide lock orders atomics
-     * of this device; the compare-exchange keeps host-memory updates atomic
-     * for the CPU too.
+     * As on ConnectX, the target is big-endian in memory and the original
+     * value goes back as stored. The device-wide lock orders atomics of this
+     * device.
      */
     emu_engine_atomic_lock();
-    if (!t.gpu) {
-        uint64_t *p = t.iov[0].iov_base;
-        uint64_t next;
-
-        orig = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-        do {
-            if (h->op == PRM_WQE_OPCODE_ATOMIC_FA)
-                next = htobe64(be64toh(orig) + be64toh(h->swap_add));
-            else
-                next = be64toh(orig) == be64toh(h->compare) ? h->swap_add : orig;
-        } while (!__atomic_compare_exchange_n(p, &orig, next, false, __ATOMIC_SEQ_CST,
-                                              __ATOMIC_SEQ_CST));
-    } else {
-        uint64_t v;
-
-        emu_mr_read(t.mr[0], raddr, &orig, 8);
-        v = h->op == PRM_WQE_OPCODE_ATOMIC_FA      ? htobe64(be64toh(orig) + be64toh(h->swap_add))
-            : be64toh(orig) == be64toh(h->compare) ? h->swap_add
-                                                   : orig;
-        emu_mr_write(t.mr[0], raddr, &v, 8);
-    }
+    resp_atomic_exec(&a, &t, raddr, orig);
     emu_engine_atomic_unlock();
     resp_release(qp->nic, &t);
-    return resp_reply(qp, conn, EMU_WIRE_ATOMIC_RESP, psn, 0, &(struct iovec){&orig, 8}, 1, 8);
+    return resp_reply(qp, conn, EMU_WIRE_ATOMIC_RESP, psn, 0, &(struct iovec){orig, a.size}, 1,
+                      a.size);
 }
 
 static int resp_read(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,

@@ -58,7 +58,10 @@ static int response_scatter(struct emu_qp *qp, struct emu_conn *conn, struct emu
     ds = be32toh(((struct prm_wqe_ctrl_seg *)(void *)buf)->qpn_ds) & 0x3f;
     end = ds * PRM_WQE_DS_SIZE;
     if (e->opcode != PRM_WQE_OPCODE_RDMA_READ)
-        off += sizeof(struct prm_wqe_atomic_seg);
+        off += engine_atomic_seg_bytes(
+                e->opcode,
+                (uint8_t)(be32toh(((struct prm_wqe_ctrl_seg *)(void *)buf)->opmod_idx_opcode) >>
+                          24));
     *synd = 0;
     for (; off + 16 <= end && left > 0 && err == 0; off += 16) {
         const struct prm_wqe_data_seg *d = (const void *)(buf + off);
@@ -157,7 +160,9 @@ int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_w
     case EMU_WIRE_ATOMIC_RESP: {
         uint8_t synd = 0;
 
+        /* A read returns at most what was asked; an atomic exactly its operand size. */
         if (!e->needs_response || len > e->byte_count ||
+            (h->type == EMU_WIRE_ATOMIC_RESP && len != e->byte_count) ||
             (h->type == EMU_WIRE_READ_RESP) != (e->opcode == PRM_WQE_OPCODE_RDMA_READ)) {
             emu_wire_reject(conn, "response that does not match its request", psn);
             err = -1;
@@ -245,6 +250,17 @@ static bool engine_timer_check(struct emu_qp *qp, void *arg)
 void emu_engine_timers(struct emu_nic *nic, uint64_t now)
 {
     engine_each_qp(nic, engine_timer_check, &now);
+}
+
+static bool engine_wait_check(struct emu_qp *qp, void *arg)
+{
+    (void)arg;
+    return qp->wait_active;
+}
+
+void emu_engine_waits(struct emu_nic *nic)
+{
+    engine_each_qp(nic, engine_wait_check, NULL);
 }
 
 /* Fails qp's outstanding work when it was waiting on the lost connection. */

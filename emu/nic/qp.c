@@ -72,6 +72,7 @@ static void qp_reset(struct emu_qp *qp)
     qp->reads_in_flight = 0;
     qp->rnr_resume_ns = 0;
     qp->resp_discard = false;
+    emu_engine_wait_arm(qp, false);
     qp->sq_posted = qp->sq_consumer = 0;
     qp->rq_consumer = 0;
 }

@@ -118,6 +118,7 @@ struct emu_qp {
     uint32_t retries_left;     /* transport retries of the oldest unanswered request */
     uint64_t rnr_resume_ns;    /* 0, or when to resend (after an RNR NAK or a transport timeout) */
     bool resp_discard;         /* responder: NAKed expected_psn, drops later requests */
+    bool wait_active;          /* the SQ is stalled on a WAIT WQE (guarded by lock; engine.h) */
 
     /* Standard-verbs provider state (like libmlx5's): work request ids by WQE index. */
     pthread_mutex_t post_lock;

@@ -2,7 +2,8 @@
 /*
  * The progress thread of a device: sleeps in epoll on its sockets, parses
  * and checks incoming frames, hands them to the engine, runs the engine's
- * timers and polls UAR doorbells with an adaptive period.
+ * timers, runs send queues stalled on a WAIT again when a CQE was written,
+ * and polls UAR doorbells with an adaptive period.
  */
 #include <endian.h>
 #include <errno.h>
@@ -56,6 +57,37 @@ static void progress_accept(struct emu_wire *wire, int listen_fd, bool tcp)
     emu_wire_conn_add(wire, fd, tcp, NULL);
 }
 
+/*
+ * An ATOMIC request's operands (proto.h). An op/opmod pair that names no
+ * atomic is left to the responder, which refuses it; its payload is bounded.
+ */
+static bool progress_check_atomic(struct emu_conn *conn, const struct emu_wire_hdr *h)
+{
+    uint32_t len = be32toh(h->payload_len), masks_len;
+    uint32_t size = emu_wire_atomic_size(h->op, h->opmod, &masks_len);
+
+    if (size == 0) {
+        if (len != 0 && len != EMU_WIRE_ATOMIC_MASKS_LEN) {
+            emu_wire_reject(conn, "atomic payload of a bad length", len);
+            return false;
+        }
+        return true;
+    }
+    if (len != masks_len) {
+        emu_wire_reject(conn, "atomic payload does not match its opcode", len);
+        return false;
+    }
+    if (be32toh(h->dma_len) != size) {
+        emu_wire_reject(conn, "atomic length does not match its opcode", be32toh(h->dma_len));
+        return false;
+    }
+    if (size == 4 && ((be64toh(h->swap_add) | be64toh(h->compare)) >> 32) != 0) {
+        emu_wire_reject(conn, "4-byte atomic operand wider than 32 bits", h->op);
+        return false;
+    }
+    return true;
+}
+
 /* Checks the fields every frame must get right; the engine checks QPNs and keys. */
 static bool progress_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr *h)
 {
@@ -77,10 +109,21 @@ static bool progress_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr 
         emu_wire_reject(conn, "payload too long", len);
         return false;
     }
+    if (h->reserved[0] != 0 || h->reserved[1] != 0) {
+        emu_wire_reject(conn, "reserved header bytes set", h->type);
+        return false;
+    }
+    if (h->type != EMU_WIRE_ATOMIC && (h->op != 0 || h->opmod != 0)) {
+        emu_wire_reject(conn, "atomic opcode on a frame that is no atomic", h->type);
+        return false;
+    }
     switch (h->type) {
+    case EMU_WIRE_ATOMIC:
+        if (!progress_check_atomic(conn, h))
+            return false;
+        break;
     case EMU_WIRE_HELLO:
     case EMU_WIRE_READ_REQ:
-    case EMU_WIRE_ATOMIC:
     case EMU_WIRE_ACK:
     case EMU_WIRE_NAK:
     case EMU_WIRE_PULL_OK:
@@ -90,8 +133,8 @@ static bool progress_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr 
         }
         break;
     case EMU_WIRE_ATOMIC_RESP:
-        if (len != 8) {
-            emu_wire_reject(conn, "atomic response is not 8 bytes", len);
+        if (len != 4 && len != 8) {
+            emu_wire_reject(conn, "atomic response is not 4 or 8 bytes", len);
             return false;
         }
         break;
@@ -307,6 +350,24 @@ static void progress_timers(struct emu_wire *wire)
     emu_engine_timers(wire->nic, now);
 }
 
+/*
+ * Send queues stalled on a WAIT (rx_lock held): checked again after a CQE was
+ * written while any waits, and every PROGRESS_IDLE_MAX_NS regardless.
+ */
+static void progress_waits(struct emu_wire *wire)
+{
+    uint64_t now;
+
+    if (__atomic_load_n(&wire->waiting, __ATOMIC_ACQUIRE) <= 0)
+        return;
+    now = emu_now_ns();
+    if (!__atomic_exchange_n(&wire->wait_signal, 0, __ATOMIC_ACQ_REL) &&
+        now - wire->last_wait_scan_ns < PROGRESS_IDLE_MAX_NS)
+        return;
+    wire->last_wait_scan_ns = now;
+    emu_engine_waits(wire->nic);
+}
+
 void emu_wire_progress_poll(struct emu_nic *nic)
 {
     struct emu_wire *wire = nic->wire;
@@ -322,6 +383,7 @@ void emu_wire_progress_poll(struct emu_nic *nic)
     if (n > 0)
         progress_events(wire, evs, n, false);
     progress_timers(wire);
+    progress_waits(wire);
     pthread_mutex_unlock(&wire->rx_lock);
 }
 
@@ -343,6 +405,9 @@ static int64_t progress_timeout_ns(struct emu_wire *wire, bool busy, uint64_t *i
     if (__atomic_load_n(&wire->inflight, __ATOMIC_RELAXED) > 0 &&
         (timeout < 0 || timeout > (int64_t)PROGRESS_TIMER_SCAN_NS))
         timeout = (int64_t)PROGRESS_TIMER_SCAN_NS;
+    if (__atomic_load_n(&wire->waiting, __ATOMIC_RELAXED) > 0 &&
+        (timeout < 0 || timeout > (int64_t)PROGRESS_IDLE_MAX_NS))
+        timeout = (int64_t)PROGRESS_IDLE_MAX_NS;
     return timeout;
 }
 
@@ -373,6 +438,7 @@ void *emu_wire_progress(void *arg)
             progress_events(wire, evs, n, true);
         busy = emu_uar_poll(nic);
         progress_timers(wire);
+        progress_waits(wire);
         pthread_mutex_lock(&wire->lock);
         while (wire->graveyard != NULL) {
             struct emu_conn *dead = wire->graveyard;

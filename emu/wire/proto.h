@@ -8,8 +8,9 @@
  *   WRITE, WRITE_IMM, SEND, SEND_IMM  request with payload (the message)
  *   READ_REQ                          request, dma_len bytes wanted, no payload
  *   READ_RESP                         response, payload = the bytes read
- *   ATOMIC                            request, opcode in `op`, operands in swap_add/compare
- *   ATOMIC_RESP                       response, payload = the 8-byte original value
+ *   ATOMIC                            request, PRM opcode and opmod in `op`/`opmod`, operands in
+ *                                     swap_add/compare (masked compare-swap: masks as payload)
+ *   ATOMIC_RESP                       response, payload = the original value (4 or 8 bytes)
  *   ACK                               response: request psn done
  *   NAK                               response: request psn failed with `syndrome`
  *                                     (a PRM CQE syndrome; RNR uses EMU_WIRE_NAK_RNR)
@@ -26,8 +27,20 @@
  * bytes each: big-endian address, big-endian length), and the message
  * length in `dma_len`; the responder reads the buffers from the requester's
  * process straight into the target, one copy instead of two.
- * Every field is checked on receipt; a frame that fails a check ends the
- * connection.
+ * Atomics (version 2): `op` is the send WQE's PRM opcode and `opmod` its
+ * opcode modifier. ATOMIC_CS and ATOMIC_FA have opmod 0 and 8-byte operands;
+ * ATOMIC_MASKED_CS and ATOMIC_MASKED_FA have opmod PRM_WQE_OPMOD_EXT_ATOMIC_4B
+ * or _8B (4- or 8-byte operands). Operands travel as big-endian 64-bit
+ * numbers (a 4-byte operand zero-extended): swap_add holds the swap value or
+ * the addend, compare the compare value or, for masked fetch-add, the field
+ * boundary; a masked compare-swap carries swap_mask then compare_mask (8
+ * bytes each, big-endian) as its 16-byte payload. dma_len is the operand
+ * size, and ATOMIC_RESP returns that many bytes: the target's original
+ * contents as stored (big-endian). An op/opmod pair that names no atomic is
+ * a valid frame that the responder refuses (NAK, invalid request).
+ *
+ * Every field is checked on receipt (reserved bytes are zero; op and opmod
+ * are zero outside ATOMIC); a frame that fails a check ends the connection.
  */
 #ifndef EMU_WIRE_PROTO_H
 #define EMU_WIRE_PROTO_H
@@ -35,8 +48,10 @@
 #include <assert.h>
 #include <stdint.h>
 
+#include "prm/mlx5_wqe.h"
+
 #define EMU_WIRE_MAGIC         0x534d4c35u /* "SML5" */
-#define EMU_WIRE_VERSION       1
+#define EMU_WIRE_VERSION       2
 #define EMU_WIRE_TCP_PORT_BASE 18500
 /* Largest payload of one frame: the largest message (caps.h EMU_LOG_MAX_MSG). */
 #define EMU_WIRE_MAX_PAYLOAD   (1u << 30)
@@ -83,11 +98,38 @@ struct emu_wire_hdr {
     uint32_t rkey;
     uint64_t raddr;
     uint32_t dma_len; /* READ_REQ: bytes to read */
-    uint8_t op;       /* ATOMIC: PRM_WQE_OPCODE_ATOMIC_CS / _FA */
-    uint8_t reserved[3];
+    uint8_t op;       /* ATOMIC: PRM_WQE_OPCODE_ATOMIC_* (the WQE's opcode) */
+    uint8_t opmod;    /* ATOMIC: the WQE's opcode modifier */
+    uint8_t reserved[2];
     uint64_t swap_add;
     uint64_t compare;
 };
 static_assert(sizeof(struct emu_wire_hdr) == 64, "wire header is 64 bytes");
+
+/* Payload of a masked compare-swap ATOMIC: swap_mask, compare_mask. */
+#define EMU_WIRE_ATOMIC_MASKS_LEN 16u
+
+/*
+ * The operand size (4 or 8) of an ATOMIC frame's op and opmod, 0 when they
+ * name no atomic; *masks_len: the payload that op carries.
+ */
+static inline uint32_t emu_wire_atomic_size(uint8_t op, uint8_t opmod, uint32_t *masks_len)
+{
+    *masks_len = 0;
+    switch (op) {
+    case PRM_WQE_OPCODE_ATOMIC_CS:
+    case PRM_WQE_OPCODE_ATOMIC_FA:
+        return opmod == 0 ? 8 : 0;
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_CS:
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_FA:
+        if (opmod != PRM_WQE_OPMOD_EXT_ATOMIC_4B && opmod != PRM_WQE_OPMOD_EXT_ATOMIC_8B)
+            return 0;
+        if (op == PRM_WQE_OPCODE_ATOMIC_MASKED_CS)
+            *masks_len = EMU_WIRE_ATOMIC_MASKS_LEN;
+        return opmod == PRM_WQE_OPMOD_EXT_ATOMIC_4B ? 4 : 8;
+    default:
+        return 0;
+    }
+}
 
 #endif /* EMU_WIRE_PROTO_H */

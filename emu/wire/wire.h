@@ -87,6 +87,9 @@ struct emu_wire {
     uint64_t pulled;            /* bytes read from peers' memory by single copy (atomic) */
     int inflight;               /* executed, uncompleted WQEs on the device (atomic) */
     int uar_watchers;           /* UARs whose doorbells the progress thread polls (atomic) */
+    int waiting;                /* send queues stalled on a WAIT WQE (atomic; engine.h) */
+    int wait_signal;            /* a CQE was written while some SQ waits (atomic) */
+    uint64_t last_wait_scan_ns; /* stalled WAITs last checked (under rx_lock) */
     uint64_t inline_poll_ns;    /* last time a CQ poller did the device's work (atomic) */
 };
 

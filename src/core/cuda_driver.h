@@ -17,8 +17,11 @@ typedef int core_cu_result;
 typedef int core_cu_device;
 typedef struct core_cu_ctx *core_cu_context;
 typedef unsigned long long core_cu_deviceptr;
+typedef struct core_cu_stream *core_cu_stream;
 
 #define CORE_CU_SUCCESS                          0
+#define CORE_CU_ERROR_INVALID_VALUE              1
+#define CORE_CU_ERROR_OUT_OF_MEMORY              2
 #define CORE_CU_ERROR_NO_DEVICE                  100
 #define CORE_CU_DEVICE_ATTR_COMPUTE_CAP_MAJOR    75
 #define CORE_CU_DEVICE_ATTR_COMPUTE_CAP_MINOR    76
@@ -28,6 +31,14 @@ typedef unsigned long long core_cu_deviceptr;
 #define CORE_CU_MEMORYTYPE_HOST                  1
 #define CORE_CU_MEMORYTYPE_DEVICE                2
 #define CORE_CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD 1
+#define CORE_CU_ERROR_INSUFFICIENT_DRIVER        35
+#define CORE_CU_ERROR_INVALID_DEVICE             101
+#define CORE_CU_MEMHOSTALLOC_PORTABLE            0x01
+#define CORE_CU_MEMHOSTALLOC_DEVICEMAP           0x02
+#define CORE_CU_MEMHOSTREGISTER_PORTABLE         0x01
+#define CORE_CU_MEMHOSTREGISTER_DEVICEMAP        0x02
+#define CORE_CU_MEMHOSTREGISTER_IOMEMORY         0x04
+#define CORE_CU_STREAM_NON_BLOCKING              0x01
 
 /* X(member, symbol, parameters); every call returns core_cu_result. */
 #define CORE_CUDA_SYMBOLS(X)                                                                      \
@@ -53,7 +64,23 @@ typedef unsigned long long core_cu_deviceptr;
     X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *dst, core_cu_deviceptr src, size_t bytes))          \
     X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (core_cu_deviceptr dst, const void *src, size_t bytes))    \
     X(cuMemGetHandleForAddressRange, "cuMemGetHandleForAddressRange",                             \
-      (void *handle, core_cu_deviceptr ptr, size_t size, int type, unsigned long long flags))
+      (void *handle, core_cu_deviceptr ptr, size_t size, int type, unsigned long long flags))     \
+    X(cuDeviceGetByPCIBusId, "cuDeviceGetByPCIBusId", (core_cu_device * device, const char *id))  \
+    X(cuCtxSynchronize, "cuCtxSynchronize", (void))                                               \
+    X(cuMemsetD8, "cuMemsetD8_v2", (core_cu_deviceptr dst, unsigned char value, size_t count))    \
+    X(cuMemHostAlloc, "cuMemHostAlloc", (void **ptr, size_t bytes, unsigned int flags))           \
+    X(cuMemFreeHost, "cuMemFreeHost", (void *ptr))                                                \
+    X(cuMemHostRegister, "cuMemHostRegister_v2", (void *ptr, size_t bytes, unsigned int flags))   \
+    X(cuMemHostUnregister, "cuMemHostUnregister", (void *ptr))                                    \
+    X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                  \
+      (core_cu_deviceptr * dptr, void *host, unsigned int flags))                                 \
+    X(cuStreamCreate, "cuStreamCreate", (core_cu_stream * stream, unsigned int flags))            \
+    X(cuStreamDestroy, "cuStreamDestroy_v2", (core_cu_stream stream))                             \
+    X(cuStreamSynchronize, "cuStreamSynchronize", (core_cu_stream stream))                        \
+    X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                                  \
+      (void *dst, core_cu_deviceptr src, size_t bytes, core_cu_stream stream))                    \
+    X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                                  \
+      (core_cu_deviceptr dst, const void *src, size_t bytes, core_cu_stream stream))
 
 #define CORE_CUDA_MEMBER(member, symbol, params) core_cu_result(*member) params;
 struct core_cuda_ops {
@@ -73,5 +100,22 @@ doca_error_t core_cuda_get(const struct core_cuda_ops **cuda_out);
 
 /* Why the CUDA driver is unusable (one line), or NULL when it is usable. */
 const char *core_cuda_unavailable_reason(void);
+
+/* What loading the driver found, for callers that explain a failure themselves. */
+struct core_cuda_probe {
+    doca_error_t status;         /* core_cuda_get()'s answer */
+    core_cu_result init_result;  /* cuInit(0)'s result; CORE_CU_SUCCESS when it was not reached */
+    const char *init_error_name; /* cuGetErrorName of init_result ("?" when it succeeded) */
+    const char *init_error_text; /* cuGetErrorString of init_result */
+    int driver_version;          /* cuDriverGetVersion (13000 = CUDA 13.0); 0 when unknown */
+};
+
+/*
+ * Loads the driver like core_cuda_get() (once per process) and describes
+ * the outcome, logging nothing. DOCA_ERROR_NOT_SUPPORTED in probe->status:
+ * the library or a symbol is missing (core_cuda_unavailable_reason() says
+ * which); DOCA_ERROR_DRIVER: the library loaded and cuInit failed.
+ */
+void core_cuda_probe(struct core_cuda_probe *probe);
 
 #endif /* CORE_CUDA_DRIVER_H */

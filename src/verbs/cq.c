@@ -148,6 +148,8 @@ doca_error_t doca_verbs_cq_create(doca_dev_t *net_dev, doca_verbs_cq_attr_t *cq_
     cq->dev = net_dev;
     cq->log_size = verbs_log2_ceil(cq_attr->cq_size);
     cq->cq_context = cq_attr->cq_context;
+    cq->collapsed = cq_attr->collapsed != 0;
+    cq->overrun_ignore = cq_attr->overrun == DOCA_VERBS_CQ_ENABLE_OVERRUN;
     atomic_init(&cq->users, 0);
     err = verbs_cq_memory(net_dev, cq_attr, cq);
     if (err != DOCA_SUCCESS)

@@ -109,6 +109,8 @@ struct doca_verbs_cq_t {
     struct verbs_buf dbr;
     doca_verbs_uar_t *uar;
     bool internal_uar;
+    bool collapsed;      /* every CQE is written to entry 0 */
+    bool overrun_ignore; /* made with DOCA_VERBS_CQ_ENABLE_OVERRUN */
     atomic_int users;
 };
 

@@ -43,8 +43,6 @@
 #define GPU_REGION 16384 /* cuMemAlloc'd bytes for a CQ's or QP's ring + doorbell record */
 #define GPU_DBR    8192  /* offset of the doorbell record in such a region */
 
-#define A(bit) DOCA_VERBS_QP_ATTR_##bit
-
 struct info {
     uint32_t qpn;
     uint32_t rkey;
@@ -280,66 +278,16 @@ static void end_destroy(struct end *e)
 
 static void info_of(struct vt_dev *d, struct end *e, struct info *i)
 {
-    struct ibv_port_attr pa;
-    union ibv_gid gid;
-
     memset(i, 0, sizeof(*i));
     i->qpn = e->qpn;
     i->rkey = e->mr->rkey;
     i->addr = (uintptr_t)e->buf;
-    if (ibv_query_port(d->ctx, 1, &pa) == 0)
-        i->lid = pa.lid;
-    if (ibv_query_gid(d->ctx, 1, 0, &gid) == 0)
-        memcpy(i->gid, gid.raw, 16);
+    vt_address(d, &i->lid, i->gid);
 }
 
 static int connect_qp(struct vt_dev *d, struct end *e, const struct info *r)
 {
-    doca_verbs_qp_attr_t *a = NULL;
-    doca_verbs_ah_attr_t *ah = NULL;
-    struct doca_verbs_gid gid;
-    struct ibv_port_attr pa;
-    int rc = 0;
-
-    doca_verbs_qp_attr_create(&a);
-    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_INIT);
-    doca_verbs_qp_attr_set_pkey_index(a, 0);
-    doca_verbs_qp_attr_set_port_num(a, 1);
-    doca_verbs_qp_attr_set_allow_remote_write(a, 1);
-    doca_verbs_qp_attr_set_allow_remote_read(a, 1);
-    doca_verbs_qp_attr_set_atomic_mode(a, DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC);
-    rc |= doca_verbs_qp_modify(e->qp, a,
-                               A(NEXT_STATE) | A(PKEY_INDEX) | A(PORT_NUM) | A(ALLOW_REMOTE_WRITE) |
-                                       A(ALLOW_REMOTE_READ) | A(ATOMIC_MODE));
-    doca_verbs_ah_attr_create(d->dev, &ah);
-    memcpy(gid.raw, r->gid, 16);
-    doca_verbs_ah_attr_set_gid(ah, gid);
-    if (ibv_query_port(d->ctx, 1, &pa) == 0 && pa.link_layer == IBV_LINK_LAYER_INFINIBAND) {
-        doca_verbs_ah_attr_set_addr_type(ah, DOCA_VERBS_ADDR_TYPE_IB_NO_GRH);
-        doca_verbs_ah_attr_set_dlid(ah, r->lid);
-    }
-    doca_verbs_qp_attr_set_ah_attr(a, ah);
-    doca_verbs_ah_attr_destroy(ah);
-    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RTR);
-    doca_verbs_qp_attr_set_rq_psn(a, 0);
-    doca_verbs_qp_attr_set_dest_qp_num(a, r->qpn);
-    doca_verbs_qp_attr_set_path_mtu(a, DOCA_VERBS_MTU_SIZE_1K_BYTES);
-    doca_verbs_qp_attr_set_min_rnr_timer(a, 12);
-    doca_verbs_qp_attr_set_max_dest_rd_atomic(a, 4);
-    rc |= doca_verbs_qp_modify(e->qp, a,
-                               A(NEXT_STATE) | A(RQ_PSN) | A(DEST_QP_NUM) | A(PATH_MTU) |
-                                       A(AH_ATTR) | A(MIN_RNR_TIMER) | A(MAX_DEST_RD_ATOMIC));
-    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RTS);
-    doca_verbs_qp_attr_set_sq_psn(a, 0);
-    doca_verbs_qp_attr_set_ack_timeout(a, 14);
-    doca_verbs_qp_attr_set_retry_cnt(a, 7);
-    doca_verbs_qp_attr_set_rnr_retry(a, 7);
-    doca_verbs_qp_attr_set_max_rd_atomic(a, 4);
-    rc |= doca_verbs_qp_modify(e->qp, a,
-                               A(NEXT_STATE) | A(SQ_PSN) | A(ACK_TIMEOUT) | A(RETRY_CNT) |
-                                       A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC));
-    doca_verbs_qp_attr_destroy(a);
-    return rc;
+    return vt_connect(d, e->qp, r->qpn, r->gid, r->lid);
 }
 
 /* Writes the WQE built in wqe to the slot at the producer index and rings the doorbell. */

@@ -10,6 +10,7 @@
 #include <infiniband/verbs.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "doca_verbs.h"
 
@@ -81,6 +82,78 @@ static inline doca_verbs_qp_init_attr_t *vt_qp_attr(doca_dev_t *dev, doca_verbs_
     doca_verbs_qp_init_attr_set_sq_wr(a, sq_wr);
     doca_verbs_qp_init_attr_set_rq_wr(a, rq_wr);
     return a;
+}
+
+/*
+ * Brings qp from RST to RTS, connected to remote_qpn at the peer whose GID
+ * (RoCE) or LID (InfiniBand link layer) is given; remote read, write and
+ * atomics allowed. 0, or the OR of the refused transitions' codes.
+ */
+static inline int vt_connect(struct vt_dev *d, doca_verbs_qp_t *qp, uint32_t remote_qpn,
+                             const uint8_t remote_gid[16], uint16_t remote_lid)
+{
+#define VT_A(bit) DOCA_VERBS_QP_ATTR_##bit
+    doca_verbs_qp_attr_t *a = NULL;
+    doca_verbs_ah_attr_t *ah = NULL;
+    struct doca_verbs_gid gid;
+    struct ibv_port_attr pa;
+    int rc = 0;
+
+    if (doca_verbs_qp_attr_create(&a) != DOCA_SUCCESS ||
+        doca_verbs_ah_attr_create(d->dev, &ah) != DOCA_SUCCESS)
+        return -1;
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_INIT);
+    doca_verbs_qp_attr_set_pkey_index(a, 0);
+    doca_verbs_qp_attr_set_port_num(a, 1);
+    doca_verbs_qp_attr_set_allow_remote_write(a, 1);
+    doca_verbs_qp_attr_set_allow_remote_read(a, 1);
+    doca_verbs_qp_attr_set_atomic_mode(a, DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC);
+    rc |= doca_verbs_qp_modify(qp, a,
+                               VT_A(NEXT_STATE) | VT_A(PKEY_INDEX) | VT_A(PORT_NUM) |
+                                       VT_A(ALLOW_REMOTE_WRITE) | VT_A(ALLOW_REMOTE_READ) |
+                                       VT_A(ATOMIC_MODE));
+    memcpy(gid.raw, remote_gid, 16);
+    doca_verbs_ah_attr_set_gid(ah, gid);
+    if (ibv_query_port(d->ctx, 1, &pa) == 0 && pa.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+        doca_verbs_ah_attr_set_addr_type(ah, DOCA_VERBS_ADDR_TYPE_IB_NO_GRH);
+        doca_verbs_ah_attr_set_dlid(ah, remote_lid);
+    }
+    doca_verbs_qp_attr_set_ah_attr(a, ah);
+    doca_verbs_ah_attr_destroy(ah);
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RTR);
+    doca_verbs_qp_attr_set_rq_psn(a, 0);
+    doca_verbs_qp_attr_set_dest_qp_num(a, remote_qpn);
+    doca_verbs_qp_attr_set_path_mtu(a, DOCA_VERBS_MTU_SIZE_1K_BYTES);
+    doca_verbs_qp_attr_set_min_rnr_timer(a, 12);
+    doca_verbs_qp_attr_set_max_dest_rd_atomic(a, 4);
+    rc |= doca_verbs_qp_modify(qp, a,
+                               VT_A(NEXT_STATE) | VT_A(RQ_PSN) | VT_A(DEST_QP_NUM) |
+                                       VT_A(PATH_MTU) | VT_A(AH_ATTR) | VT_A(MIN_RNR_TIMER) |
+                                       VT_A(MAX_DEST_RD_ATOMIC));
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RTS);
+    doca_verbs_qp_attr_set_sq_psn(a, 0);
+    doca_verbs_qp_attr_set_ack_timeout(a, 14);
+    doca_verbs_qp_attr_set_retry_cnt(a, 7);
+    doca_verbs_qp_attr_set_rnr_retry(a, 7);
+    doca_verbs_qp_attr_set_max_rd_atomic(a, 4);
+    rc |= doca_verbs_qp_modify(qp, a,
+                               VT_A(NEXT_STATE) | VT_A(SQ_PSN) | VT_A(ACK_TIMEOUT) |
+                                       VT_A(RETRY_CNT) | VT_A(RNR_RETRY) | VT_A(MAX_QP_RD_ATOMIC));
+    doca_verbs_qp_attr_destroy(a);
+    return rc;
+#undef VT_A
+}
+
+/* The local port's LID and first GID, for a peer's vt_connect(). */
+static inline void vt_address(struct vt_dev *d, uint16_t *lid, uint8_t gid[16])
+{
+    struct ibv_port_attr pa;
+    union ibv_gid g;
+
+    *lid = ibv_query_port(d->ctx, 1, &pa) == 0 ? pa.lid : 0;
+    memset(gid, 0, 16);
+    if (ibv_query_gid(d->ctx, 1, 0, &g) == 0)
+        memcpy(gid, g.raw, 16);
 }
 
 #endif /* VERBS_TEST_H */

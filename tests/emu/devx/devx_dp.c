@@ -291,6 +291,20 @@ uint32_t dp_post(struct dp_qp *q, const struct dp_wqe *w)
     return index;
 }
 
+uint32_t dp_post_raw(struct dp_qp *q, const void *wqe, uint32_t ds)
+{
+    uint32_t index = q->sq_pi, bbs = prm_wqe_bb_count(ds);
+    uint8_t bb[PRM_WQE_BB_SIZE * 16] = {0};
+
+    memcpy(bb, wqe, ds * PRM_WQE_DS_SIZE);
+    for (uint32_t i = 0; i < bbs; i++)
+        q->mem->write(prm_wqe_slot(dp_sq_base(q), index + i, q->log_sq), bb + i * PRM_WQE_BB_SIZE,
+                      PRM_WQE_BB_SIZE);
+    memcpy(&q->last_db, bb, sizeof(q->last_db));
+    q->sq_pi += bbs;
+    return index;
+}
+
 void dp_ring(struct dp_qp *q)
 {
     if (!q->no_dbr) {

@@ -51,6 +51,13 @@ struct dp_mem {
 /* Ordinary host memory. */
 extern const struct dp_mem dp_host_mem;
 
+/*
+ * GPU memory (devx_dp_gpu.c; link dgn_internal): cuMemAlloc, synchronous
+ * cuMemcpyHtoD/DtoH. Loads the CUDA driver and makes GPU 0's primary context
+ * current; NULL with *why set when no GPU can be used.
+ */
+const struct dp_mem *dp_gpu_mem(const char **why);
+
 struct dp_dev {
     struct ibv_context *ctx;
     struct ibv_pd *pd;
@@ -112,6 +119,12 @@ int dp_qp_connect(struct dp_qp *q, const struct dp_info *remote);
 
 /* Writes the WQE into the SQ ring (no doorbell); returns its index (the producer counter). */
 uint32_t dp_post(struct dp_qp *q, const struct dp_wqe *w);
+/*
+ * Writes a WQE the caller built, control segment included (its index must be
+ * q->sq_pi, its size ds DS, at most 16 basic blocks), into the SQ ring (no
+ * doorbell); returns its index.
+ */
+uint32_t dp_post_raw(struct dp_qp *q, const void *wqe, uint32_t ds);
 /* Publishes the WQEs posted so far: doorbell record (unless no-DBR), then the UAR doorbell. */
 void dp_ring(struct dp_qp *q);
 /* A receive WQE of one data segment (len 0: no segment) into the QP's buffer at off. */

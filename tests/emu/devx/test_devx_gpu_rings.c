@@ -18,50 +18,6 @@
 #define LOG_SQ 3 /* 8 basic blocks */
 #define LOG_RQ 2 /* 4 receive WQEs */
 
-static const struct core_cuda_ops *cuda;
-
-static void gpu_fail(const char *what, core_cu_result rc)
-{
-    fprintf(stderr, "%s: CUDA error %d\n", what, rc);
-    exit(1);
-}
-
-static void *gpu_alloc(size_t size)
-{
-    core_cu_deviceptr p = 0;
-
-    if (cuda->cuMemAlloc(&p, size) != CORE_CU_SUCCESS)
-        return NULL;
-    return (void *)(uintptr_t)p;
-}
-
-static void gpu_free(void *addr)
-{
-    core_cu_result rc = cuda->cuMemFree((core_cu_deviceptr)(uintptr_t)addr);
-
-    if (rc != CORE_CU_SUCCESS)
-        gpu_fail("cuMemFree", rc);
-}
-
-/* Synchronous: the copy is complete, and visible to the device, on return. */
-static void gpu_write(void *dst, const void *src, size_t len)
-{
-    core_cu_result rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dst, src, len);
-
-    if (rc != CORE_CU_SUCCESS)
-        gpu_fail("cuMemcpyHtoD", rc);
-}
-
-static void gpu_read(void *dst, const void *src, size_t len)
-{
-    core_cu_result rc = cuda->cuMemcpyDtoH(dst, (core_cu_deviceptr)(uintptr_t)src, len);
-
-    if (rc != CORE_CU_SUCCESS)
-        gpu_fail("cuMemcpyDtoH", rc);
-}
-
-static const struct dp_mem gpu_mem = {"GPU", gpu_alloc, gpu_free, gpu_write, gpu_read};
-
 static bool no_dbr_mode(void)
 {
     const char *v = getenv("SOFTMLX5_NO_DBR");
@@ -71,6 +27,8 @@ static bool no_dbr_mode(void)
 
 int main(void)
 {
+    const struct core_cuda_ops *cuda = NULL;
+    const struct dp_mem *gpu;
     const char *why;
     struct dp_dev dev;
     struct dp_qp a, b;
@@ -80,14 +38,15 @@ int main(void)
 
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    why = emu_cuda_open(&cuda);
-    if (why != NULL) {
+    gpu = dp_gpu_mem(&why);
+    if (gpu == NULL) {
         printf("skipped: no CUDA device (%s)\n", why);
         return EMU_CUDA_SKIP;
     }
+    DT_CHECK(core_cuda_get(&cuda) == DOCA_SUCCESS && cuda != NULL);
     dp_open(&dev);
-    if (dp_qp_create(&dev, &gpu_mem, &a, LOG_CQ, LOG_SQ, LOG_RQ, no_dbr_mode()) != 0 ||
-        dp_qp_create(&dev, &gpu_mem, &b, LOG_CQ, LOG_SQ, LOG_RQ, false) != 0)
+    if (dp_qp_create(&dev, gpu, &a, LOG_CQ, LOG_SQ, LOG_RQ, no_dbr_mode()) != 0 ||
+        dp_qp_create(&dev, gpu, &b, LOG_CQ, LOG_SQ, LOG_RQ, false) != 0)
         return 1;
     /* The rings are device memory, not host memory the GPU can see. */
     DP_CHECK(cuda->cuPointerGetAttribute(&type, CORE_CU_POINTER_ATTR_MEMORY_TYPE,

@@ -77,7 +77,7 @@ static void test_malformed(void)
     /* A well-formed HELLO, then a write to an unknown QPN. */
     memset(hdr, 0, sizeof(hdr));
     memcpy(hdr, "SML5", 4);
-    hdr[4] = 1;
+    hdr[4] = 2;  /* EMU_WIRE_VERSION */
     hdr[5] = 1;  /* HELLO */
     hdr[11] = 9; /* endpoint 9 */
     {
@@ -91,9 +91,28 @@ static void test_malformed(void)
         VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
                  "unknown QPN: connection dropped");
     }
+    {
+        uint8_t two[128];
+
+        /* A masked compare-swap (op 0x14, opmod 0x08: 4 bytes) without its 16 bytes of masks. */
+        memcpy(two, hdr, 64);
+        memcpy(two + 64, hdr, 64);
+        two[64 + 5] = 8; /* ATOMIC */
+        two[64 + 43] = 4;
+        two[64 + 44] = 0x14;
+        two[64 + 45] = 0x08;
+        VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
+                 "masked atomic without masks: connection dropped");
+        /* A write with a reserved header byte set. */
+        memcpy(two + 64, hdr, 64);
+        two[64 + 5] = 2;
+        two[64 + 46] = 1;
+        VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
+                 "reserved byte set: connection dropped");
+    }
     hdr[4] = 9; /* bad version */
     VU_CHECK(send_garbage(a.qp->qp_num >> 16, hdr, sizeof(hdr)), "bad version: dropped");
-    VU_CHECK(rejected(c.ctx->device) == 3, "three malformed frames counted (%lu)",
+    VU_CHECK(rejected(c.ctx->device) == 5, "five malformed frames counted (%lu)",
              (unsigned long)rejected(c.ctx->device));
     /* The device still works. */
     vu_info_of(&c, &a, &ia);

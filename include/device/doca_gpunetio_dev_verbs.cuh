@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The whole DOCA GPUNetIO verbs device API. */
+#ifndef DOCA_GPUNETIO_DEV_VERBS_CUH
+#define DOCA_GPUNETIO_DEV_VERBS_CUH
+
+#include "doca_gpunetio_dev_verbs_counter.cuh"
+#include "doca_gpunetio_dev_verbs_onesided.cuh"
+
+#endif /* DOCA_GPUNETIO_DEV_VERBS_CUH */

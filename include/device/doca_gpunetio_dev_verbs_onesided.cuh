@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DOCA GPUNetIO device API, high level: one-sided put, p, put_signal,
+ * p_signal, signal, get, get_wait, wait and fence, with DOCA's template
+ * parameters and argument orders (each with an out_ticket overload and one
+ * without), over the C data-path core (gdaki_verbs_onesided.h).
+ *
+ * Warp scope: the 32 lanes of a converged warp call together, each with its
+ * own addresses; each lane's size is at most DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE.
+ * Sharing modes: EXCLUSIVE (one thread, or one warp in warp scope, uses the
+ * QP), CTA, GPU.
+ */
+#ifndef DOCA_GPUNETIO_DEV_VERBS_ONESIDED_CUH
+#define DOCA_GPUNETIO_DEV_VERBS_ONESIDED_CUH
+
+#include "doca_gpunetio_dev_verbs_qp.cuh"
+
+#define DGN_RSM_PARAM                                                     \
+    enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode = \
+            DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU
+#define DGN_NIC_PARAM \
+    enum doca_gpu_dev_verbs_nic_handler nic_handler = DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO
+#define DGN_SCOPE_PARAM \
+    enum doca_gpu_dev_verbs_exec_scope exec_scope = DOCA_GPUNETIO_VERBS_EXEC_SCOPE_THREAD
+#define DGN_CODE_OPT uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT
+
+/* ---- put ---- */
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_put_thread(struct doca_gpu_dev_verbs_qp *qp,
+                              struct doca_gpu_dev_verbs_addr raddr,
+                              struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                              doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    *out_ticket = gdaki_put(qp, raddr, laddr, size, resource_sharing_mode, nic_handler, code_opt);
+}
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_put_warp(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                            struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                            doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    *out_ticket = gdaki_transfer_warp(qp, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size,
+                                      resource_sharing_mode, nic_handler, code_opt);
+}
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_put(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                       struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                       doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
+        doca_gpu_dev_verbs_put_warp<resource_sharing_mode, nic_handler>(qp, raddr, laddr, size,
+                                                                        out_ticket, code_opt);
+    else
+        doca_gpu_dev_verbs_put_thread<resource_sharing_mode, nic_handler>(qp, raddr, laddr, size,
+                                                                          out_ticket, code_opt);
+}
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_put(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                       struct doca_gpu_dev_verbs_addr laddr, size_t size, DGN_CODE_OPT)
+{
+    doca_gpu_dev_verbs_ticket_t ticket;
+
+    doca_gpu_dev_verbs_put<resource_sharing_mode, nic_handler, exec_scope>(qp, raddr, laddr, size,
+                                                                           &ticket, code_opt);
+}
+
+/* ---- p: an inline put of one value of type T (at most 8 bytes) ---- */
+
+template <typename T, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_p(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                     T value, doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    static_assert(sizeof(T) <= 8, "p() writes one value of at most 8 bytes");
+    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
+        *out_ticket = gdaki_p_warp(qp, raddr, &value, sizeof(T), resource_sharing_mode, nic_handler,
+                                   code_opt);
+    else
+        *out_ticket =
+                gdaki_p(qp, raddr, &value, sizeof(T), resource_sharing_mode, nic_handler, code_opt);
+}
+
+template <typename T, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void doca_gpu_dev_verbs_p(struct doca_gpu_dev_verbs_qp *qp,
+                                                            struct doca_gpu_dev_verbs_addr raddr,
+                                                            T value, DGN_CODE_OPT)
+{
+    doca_gpu_dev_verbs_ticket_t ticket;
+
+    doca_gpu_dev_verbs_p<T, resource_sharing_mode, nic_handler, exec_scope>(qp, raddr, value,
+                                                                            &ticket, code_opt);
+}
+
+/* ---- put_signal: put, then an 8-byte fetch-add of sig_val at sig_raddr (old value to sig_laddr)
+ * ---- */
+
+template <enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void doca_gpu_dev_verbs_put_signal(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+        struct doca_gpu_dev_verbs_addr laddr, size_t size, struct doca_gpu_dev_verbs_addr sig_raddr,
+        struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+        doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    static_assert(sig_op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD, "the signal operation is ADD");
+    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
+        *out_ticket = gdaki_put_signal_warp(qp, raddr, laddr, size, sig_raddr, sig_laddr, sig_val,
+                                            resource_sharing_mode, nic_handler, code_opt);
+    else
+        *out_ticket = gdaki_put_signal(qp, raddr, laddr, size, sig_raddr, sig_laddr, sig_val,
+                                       resource_sharing_mode, nic_handler, code_opt);
+}
+
+template <enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void doca_gpu_dev_verbs_put_signal(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+        struct doca_gpu_dev_verbs_addr laddr, size_t size, struct doca_gpu_dev_verbs_addr sig_raddr,
+        struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val, DGN_CODE_OPT)
+{
+    doca_gpu_dev_verbs_ticket_t ticket;
+
+    doca_gpu_dev_verbs_put_signal<sig_op, resource_sharing_mode, nic_handler, exec_scope>(
+            qp, raddr, laddr, size, sig_raddr, sig_laddr, sig_val, &ticket, code_opt);
+}
+
+/* ---- p_signal (thread scope) ---- */
+
+template <typename T, enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_p_signal(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                            T value, struct doca_gpu_dev_verbs_addr sig_raddr,
+                            struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+                            doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    static_assert(sizeof(T) <= 8, "p_signal() writes one value of at most 8 bytes");
+    static_assert(sig_op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD, "the signal operation is ADD");
+    *out_ticket = gdaki_p_signal(qp, raddr, &value, sizeof(T), sig_raddr, sig_laddr, sig_val,
+                                 resource_sharing_mode, nic_handler, code_opt);
+}
+
+template <typename T, enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_p_signal(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                            T value, struct doca_gpu_dev_verbs_addr sig_raddr,
+                            struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+                            DGN_CODE_OPT)
+{
+    doca_gpu_dev_verbs_ticket_t ticket;
+
+    doca_gpu_dev_verbs_p_signal<T, sig_op, resource_sharing_mode, nic_handler>(
+            qp, raddr, value, sig_raddr, sig_laddr, sig_val, &ticket, code_opt);
+}
+
+/* ---- signal ---- */
+
+template <enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_signal(struct doca_gpu_dev_verbs_qp *qp,
+                          struct doca_gpu_dev_verbs_addr sig_raddr,
+                          struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+                          doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    static_assert(sig_op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD, "the signal operation is ADD");
+    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
+        *out_ticket = gdaki_signal_warp(qp, sig_raddr, sig_laddr, sig_val, resource_sharing_mode,
+                                        nic_handler, code_opt);
+    else
+        *out_ticket = gdaki_signal(qp, sig_raddr, sig_laddr, sig_val, resource_sharing_mode,
+                                   nic_handler, code_opt);
+}
+
+template <enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_signal(struct doca_gpu_dev_verbs_qp *qp,
+                          struct doca_gpu_dev_verbs_addr sig_raddr,
+                          struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val, DGN_CODE_OPT)
+{
+    doca_gpu_dev_verbs_ticket_t ticket;
+
+    doca_gpu_dev_verbs_signal<sig_op, resource_sharing_mode, nic_handler, exec_scope>(
+            qp, sig_raddr, sig_laddr, sig_val, &ticket, code_opt);
+}
+
+/* ---- get: RDMA read; mcst ENABLED adds a Dump on daddr; blocking ENABLED waits ---- */
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM,
+          enum doca_gpu_dev_verbs_mcst_mode mcst_mode = DOCA_GPUNETIO_VERBS_MCST_DISABLED,
+          enum doca_gpu_dev_verbs_blocking_mode blocking_mode =
+                  DOCA_GPUNETIO_VERBS_BLOCKING_MODE_DISABLED>
+__device__ static __forceinline__ int
+doca_gpu_dev_verbs_get(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                       struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                       struct doca_gpu_dev_verbs_addr daddr,
+                       doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    int status = 0;
+
+    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP) {
+        uint64_t ticket = gdaki_transfer_warp(qp, PRM_WQE_OPCODE_RDMA_READ, raddr, laddr, size,
+                                              resource_sharing_mode, nic_handler, code_opt);
+
+        if (mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED) {
+            /* One dump for the warp, after its reads: every lane gets its ticket. */
+            uint64_t dump = 0;
+
+            if (gdaki_lane_id() == 0)
+                dump = gdaki_dump(qp, daddr, resource_sharing_mode, nic_handler, code_opt);
+            ticket = __shfl_sync(DOCA_GPUNETIO_VERBS_WARP_FULL_MASK, dump, 0);
+        }
+        *out_ticket = ticket;
+        if (blocking_mode == DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED)
+            status = gdaki_wait(qp, ticket);
+        return status;
+    }
+    *out_ticket =
+            gdaki_get(qp, raddr, laddr, size, daddr, mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED,
+                      blocking_mode == DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED, &status,
+                      resource_sharing_mode, nic_handler, code_opt);
+    return status;
+}
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM,
+          enum doca_gpu_dev_verbs_mcst_mode mcst_mode = DOCA_GPUNETIO_VERBS_MCST_DISABLED,
+          enum doca_gpu_dev_verbs_blocking_mode blocking_mode =
+                  DOCA_GPUNETIO_VERBS_BLOCKING_MODE_DISABLED>
+__device__ static __forceinline__ int
+doca_gpu_dev_verbs_get(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                       struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                       doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    static_assert(mcst_mode == DOCA_GPUNETIO_VERBS_MCST_DISABLED,
+                  "MCST_ENABLED needs the dump address: use the overload taking daddr");
+    return doca_gpu_dev_verbs_get<resource_sharing_mode, nic_handler, exec_scope, mcst_mode,
+                                  blocking_mode>(
+            qp, raddr, laddr, size, doca_gpu_dev_verbs_addr{0, 0}, out_ticket, code_opt);
+}
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM,
+          enum doca_gpu_dev_verbs_mcst_mode mcst_mode = DOCA_GPUNETIO_VERBS_MCST_DISABLED,
+          enum doca_gpu_dev_verbs_blocking_mode blocking_mode =
+                  DOCA_GPUNETIO_VERBS_BLOCKING_MODE_DISABLED>
+__device__ static __forceinline__ int
+doca_gpu_dev_verbs_get(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+                       struct doca_gpu_dev_verbs_addr laddr, size_t size, DGN_CODE_OPT)
+{
+    doca_gpu_dev_verbs_ticket_t ticket;
+
+    return doca_gpu_dev_verbs_get<resource_sharing_mode, nic_handler, exec_scope, mcst_mode,
+                                  blocking_mode>(qp, raddr, laddr, size, &ticket, code_opt);
+}
+
+/* ---- wait, get_wait, fence ---- */
+
+/* Waits for the WQE of ticket: 0, or -EIO on an error completion. */
+template <DGN_RSM_PARAM, DGN_NIC_PARAM>
+__device__ static __forceinline__ int doca_gpu_dev_verbs_wait(struct doca_gpu_dev_verbs_qp *qp,
+                                                              doca_gpu_dev_verbs_ticket_t ticket)
+{
+    return gdaki_wait(qp, ticket);
+}
+
+/* Waits for everything reserved on the QP so far. */
+template <DGN_RSM_PARAM, DGN_NIC_PARAM>
+__device__ static __forceinline__ int doca_gpu_dev_verbs_wait(struct doca_gpu_dev_verbs_qp *qp)
+{
+    return gdaki_wait(qp, gdaki_last_reserved(qp));
+}
+
+/* Waits for a get; with MCST_ENABLED posts a Dump on daddr first and waits for it. */
+template <DGN_RSM_PARAM, DGN_NIC_PARAM,
+          enum doca_gpu_dev_verbs_mcst_mode mcst_mode = DOCA_GPUNETIO_VERBS_MCST_DISABLED>
+__device__ static __forceinline__ int
+doca_gpu_dev_verbs_get_wait(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr daddr,
+                            doca_gpu_dev_verbs_ticket_t ticket, DGN_CODE_OPT)
+{
+    return gdaki_get_wait(qp, daddr, ticket, mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED,
+                          resource_sharing_mode, nic_handler, code_opt);
+}
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM,
+          enum doca_gpu_dev_verbs_mcst_mode mcst_mode = DOCA_GPUNETIO_VERBS_MCST_DISABLED>
+__device__ static __forceinline__ int
+doca_gpu_dev_verbs_get_wait(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr daddr,
+                            DGN_CODE_OPT)
+{
+    return gdaki_get_wait(qp, daddr, gdaki_last_reserved(qp),
+                          mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED, resource_sharing_mode,
+                          nic_handler, code_opt);
+}
+
+/*
+ * Orders the QP's later operations after its earlier ones. An RC QP already
+ * delivers writes and signals in posting order, so there is nothing to do;
+ * completion of reads and atomics is what wait() is for.
+ */
+template <DGN_RSM_PARAM, DGN_NIC_PARAM>
+__device__ static __forceinline__ void doca_gpu_dev_verbs_fence(struct doca_gpu_dev_verbs_qp *qp)
+{
+    (void)qp;
+}
+
+#endif /* DOCA_GPUNETIO_DEV_VERBS_ONESIDED_CUH */

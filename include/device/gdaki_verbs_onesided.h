@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * High-level one-sided operations of the data-path core: put, p (inline
+ * put of one value), put_signal, p_signal, signal, get, get_wait, wait and
+ * the counter variants. Each posts its WQEs with reserve -> prepare ->
+ * mark ready -> submit (gdaki_verbs_sq.h) and returns its ticket: the SQ
+ * index of the last WQE it posted, which gdaki_wait() polls for.
+ *
+ * Thread scope runs on a CUDA thread or a CPU thread alike; warp scope (the
+ * 32 lanes of a converged warp call together, each with its own arguments)
+ * is CUDA only. rsm, nic and code_opt are constants in every caller, so each
+ * instantiation keeps only its own path.
+ */
+#ifndef GDAKI_VERBS_ONESIDED_H
+#define GDAKI_VERBS_ONESIDED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "doca_gpunetio_verbs_def.h"
+#include "gdaki_verbs_cq.h"
+#include "gdaki_verbs_sq.h"
+#include "gdaki_verbs_wqe.h"
+
+/* Every WQE asks for a CQE: completion i is WQE i (gdaki_verbs_cq.h). */
+#define GDAKI_WQE_FLAGS DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE
+
+/* WQEs a transfer of `size` bytes takes (at least one: an empty transfer is a NOP). */
+GDAKI_INLINE uint32_t gdaki_transfer_wqes(size_t size)
+{
+    uint64_t n = ((uint64_t)size + DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE - 1) >>
+                 DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE_SHIFT;
+
+    return n == 0 ? 1 : (uint32_t)n;
+}
+
+/* Writes the n WQEs of a transfer (opcode RDMA_WRITE or RDMA_READ) from slot base. */
+GDAKI_INLINE void gdaki_prepare_transfer(struct doca_gpu_dev_verbs_qp *qp, uint64_t base,
+                                         uint32_t n, uint8_t opcode,
+                                         struct doca_gpu_dev_verbs_addr raddr,
+                                         struct doca_gpu_dev_verbs_addr laddr, size_t size)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t off = (uint64_t)i << DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE_SHIFT;
+        uint64_t left = size - off;
+        uint32_t len = (uint32_t)(left > DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE
+                                          ? DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE
+                                          : left);
+
+        if (size == 0)
+            gdaki_wqe_nop(qp, gdaki_wqe_ptr(qp, base + i), base + i, GDAKI_WQE_FLAGS);
+        else
+            gdaki_wqe_rdma(qp, gdaki_wqe_ptr(qp, base + i), base + i, opcode, GDAKI_WQE_FLAGS, 0,
+                           raddr.addr + off, raddr.key, laddr.addr + off, laddr.key, len);
+    }
+}
+
+/* The 8-byte fetch-add of a signal: sig_val added at sig_raddr, the old value to sig_laddr. */
+GDAKI_INLINE void gdaki_prepare_signal(struct doca_gpu_dev_verbs_qp *qp, uint64_t idx,
+                                       struct doca_gpu_dev_verbs_addr sig_raddr,
+                                       struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val)
+{
+    gdaki_wqe_atomic(qp, gdaki_wqe_ptr(qp, idx), idx, PRM_WQE_OPCODE_ATOMIC_FA, GDAKI_WQE_FLAGS,
+                     sig_raddr.addr, sig_raddr.key, sig_laddr.addr, sig_laddr.key, sig_val, 0);
+}
+
+/* Marks [first, last] ready and submits them; returns last (the ticket). */
+GDAKI_INLINE uint64_t gdaki_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t first, uint64_t last,
+                                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                   enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    gdaki_sq_mark_ready(qp, first, last, rsm);
+    gdaki_sq_submit(qp, last + 1, rsm, nic, code_opt);
+    return last;
+}
+
+/* RDMA write of size bytes from laddr to raddr (split into 1 GiB WQEs). */
+GDAKI_INLINE uint64_t gdaki_put(struct doca_gpu_dev_verbs_qp *qp,
+                                struct doca_gpu_dev_verbs_addr raddr,
+                                struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint32_t n = gdaki_transfer_wqes(size);
+    uint64_t base = gdaki_sq_reserve(qp, n, rsm, code_opt);
+
+    gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size);
+    return gdaki_commit(qp, base, base + n - 1, rsm, nic, code_opt);
+}
+
+/* Inline RDMA write of `bytes` (1..8) of value: no local key, no local buffer read by the NIC. */
+GDAKI_INLINE uint64_t gdaki_p(struct doca_gpu_dev_verbs_qp *qp,
+                              struct doca_gpu_dev_verbs_addr raddr, const void *value,
+                              uint32_t bytes, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                              enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+
+    gdaki_wqe_write_inl(qp, gdaki_wqe_ptr(qp, idx), idx, GDAKI_WQE_FLAGS, raddr.addr, raddr.key,
+                        value, bytes);
+    return gdaki_commit(qp, idx, idx, rsm, nic, code_opt);
+}
+
+/*
+ * put, then the signal: the fetch-add runs after the data has landed (an
+ * RC responder executes a QP's requests in order).
+ */
+GDAKI_INLINE uint64_t gdaki_put_signal(struct doca_gpu_dev_verbs_qp *qp,
+                                       struct doca_gpu_dev_verbs_addr raddr,
+                                       struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                                       struct doca_gpu_dev_verbs_addr sig_raddr,
+                                       struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+                                       enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                       enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint32_t n = gdaki_transfer_wqes(size);
+    uint64_t base = gdaki_sq_reserve(qp, n + 1, rsm, code_opt);
+
+    gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size);
+    gdaki_prepare_signal(qp, base + n, sig_raddr, sig_laddr, sig_val);
+    return gdaki_commit(qp, base, base + n, rsm, nic, code_opt);
+}
+
+/* p, then the signal. */
+GDAKI_INLINE uint64_t gdaki_p_signal(struct doca_gpu_dev_verbs_qp *qp,
+                                     struct doca_gpu_dev_verbs_addr raddr, const void *value,
+                                     uint32_t bytes, struct doca_gpu_dev_verbs_addr sig_raddr,
+                                     struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+                                     enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                     enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t base = gdaki_sq_reserve(qp, 2, rsm, code_opt);
+
+    gdaki_wqe_write_inl(qp, gdaki_wqe_ptr(qp, base), base, GDAKI_WQE_FLAGS, raddr.addr, raddr.key,
+                        value, bytes);
+    gdaki_prepare_signal(qp, base + 1, sig_raddr, sig_laddr, sig_val);
+    return gdaki_commit(qp, base, base + 1, rsm, nic, code_opt);
+}
+
+/* The signal alone. */
+GDAKI_INLINE uint64_t gdaki_signal(struct doca_gpu_dev_verbs_qp *qp,
+                                   struct doca_gpu_dev_verbs_addr sig_raddr,
+                                   struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+                                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                   enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+
+    gdaki_prepare_signal(qp, idx, sig_raddr, sig_laddr, sig_val);
+    return gdaki_commit(qp, idx, idx, rsm, nic, code_opt);
+}
+
+/* Waits for the WQE named by ticket: 0, or -EIO on an error completion (qp's CQ records it). */
+GDAKI_INLINE int gdaki_wait(struct doca_gpu_dev_verbs_qp *qp, uint64_t ticket)
+{
+    return gdaki_cq_poll_at(&qp->cq_sq, ticket);
+}
+
+/* A dump WQE on daddr (one byte of registered local memory); returns its ticket. */
+GDAKI_INLINE uint64_t gdaki_dump(struct doca_gpu_dev_verbs_qp *qp,
+                                 struct doca_gpu_dev_verbs_addr daddr,
+                                 enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                 enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+
+    gdaki_wqe_dump(qp, gdaki_wqe_ptr(qp, idx), idx, GDAKI_WQE_FLAGS, daddr.addr, daddr.key, 1);
+    return gdaki_commit(qp, idx, idx, rsm, nic, code_opt);
+}
+
+/*
+ * RDMA read of size bytes at raddr into laddr. mcst: a dump on daddr
+ * follows the reads. blocking: waits for the completion before returning
+ * (*status gets its result; 0 when not blocking).
+ */
+GDAKI_INLINE uint64_t gdaki_get(struct doca_gpu_dev_verbs_qp *qp,
+                                struct doca_gpu_dev_verbs_addr raddr,
+                                struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                                struct doca_gpu_dev_verbs_addr daddr, int mcst, int blocking,
+                                int *status, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint32_t n = gdaki_transfer_wqes(size);
+    uint32_t total = n + (mcst ? 1 : 0);
+    uint64_t base = gdaki_sq_reserve(qp, total, rsm, code_opt);
+    uint64_t ticket;
+
+    gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_READ, raddr, laddr, size);
+    if (mcst)
+        gdaki_wqe_dump(qp, gdaki_wqe_ptr(qp, base + n), base + n, GDAKI_WQE_FLAGS, daddr.addr,
+                       daddr.key, 1);
+    ticket = gdaki_commit(qp, base, base + total - 1, rsm, nic, code_opt);
+    *status = blocking ? gdaki_wait(qp, ticket) : 0;
+    return ticket;
+}
+
+/* Waits for a get: with mcst, first posts a dump on daddr and waits for it instead. */
+GDAKI_INLINE int gdaki_get_wait(struct doca_gpu_dev_verbs_qp *qp,
+                                struct doca_gpu_dev_verbs_addr daddr, uint64_t ticket, int mcst,
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    if (mcst)
+        ticket = gdaki_dump(qp, daddr, rsm, nic, code_opt);
+    return gdaki_wait(qp, ticket);
+}
+
+/* The last slot reserved so far (what wait() without a ticket waits for). */
+GDAKI_INLINE uint64_t gdaki_last_reserved(struct doca_gpu_dev_verbs_qp *qp)
+{
+    return gdaki_load_volatile_u64(&qp->sq_rsvd_index) - 1;
+}
+
+/*
+ * Counter variants: after the main QP's operation (ticket), the companion
+ * QP posts a WAIT for that completion on the main QP's CQ and then the
+ * counter's fetch-add, so the counter moves only once the operation is
+ * complete, with no thread waiting for it.
+ */
+GDAKI_INLINE void gdaki_counter(struct doca_gpu_dev_verbs_qp *main_qp, uint64_t ticket,
+                                struct doca_gpu_dev_verbs_qp *companion_qp,
+                                struct doca_gpu_dev_verbs_addr counter_raddr,
+                                struct doca_gpu_dev_verbs_addr counter_laddr, uint64_t counter_val,
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t base = gdaki_sq_reserve(companion_qp, 2, rsm, code_opt);
+
+    /* CQE number `ticket` is the (ticket + 1)th of the main CQ. */
+    gdaki_wqe_wait(companion_qp, gdaki_wqe_ptr(companion_qp, base), base, GDAKI_WQE_FLAGS,
+                   main_qp->cq_sq.cq_num, (uint32_t)(ticket + 1));
+    gdaki_prepare_signal(companion_qp, base + 1, counter_raddr, counter_laddr, counter_val);
+    gdaki_commit(companion_qp, base, base + 1, rsm, nic, code_opt);
+}
+
+#if defined(__CUDACC__)
+/* ---- Warp scope (CUDA): each lane brings its own arguments; lane 0 reserves and submits ---- */
+
+/* This thread's lane in its warp. */
+__device__ static __forceinline__ uint32_t gdaki_lane_id(void)
+{
+    uint32_t lane;
+
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+/* Lane 0 reserves n slots per lane for the warp; every lane gets the first. */
+__device__ static __forceinline__ uint64_t
+gdaki_warp_reserve(struct doca_gpu_dev_verbs_qp *qp, uint32_t per_lane,
+                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t code_opt)
+{
+    uint64_t base = 0;
+
+    if (gdaki_lane_id() == 0)
+        base = gdaki_sq_reserve(qp, per_lane * DOCA_GPUNETIO_VERBS_WARP_SIZE, rsm, code_opt);
+    return __shfl_sync(DOCA_GPUNETIO_VERBS_WARP_FULL_MASK, base, 0);
+}
+
+/* After every lane wrote its WQEs: lane 0 marks them ready and submits. */
+__device__ static __forceinline__ void
+gdaki_warp_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint32_t count,
+                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                  enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    /* Orders every lane's WQE stores before lane 0's release of the ready index. */
+    __syncwarp();
+    if (gdaki_lane_id() == 0)
+        gdaki_commit(qp, base, base + count - 1, rsm, nic, code_opt);
+    __syncwarp();
+}
+
+/* One RDMA write or read per lane (size at most DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE). */
+__device__ static __forceinline__ uint64_t
+gdaki_transfer_warp(struct doca_gpu_dev_verbs_qp *qp, uint8_t opcode,
+                    struct doca_gpu_dev_verbs_addr raddr, struct doca_gpu_dev_verbs_addr laddr,
+                    size_t size, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                    enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t base = gdaki_warp_reserve(qp, 1, rsm, code_opt);
+    uint64_t idx = base + gdaki_lane_id();
+
+    gdaki_prepare_transfer(qp, idx, 1, opcode, raddr, laddr, size);
+    gdaki_warp_commit(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE, rsm, nic, code_opt);
+    return idx;
+}
+
+/* One inline write per lane. */
+__device__ static __forceinline__ uint64_t
+gdaki_p_warp(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+             const void *value, uint32_t bytes, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+             enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t base = gdaki_warp_reserve(qp, 1, rsm, code_opt);
+    uint64_t idx = base + gdaki_lane_id();
+
+    gdaki_wqe_write_inl(qp, gdaki_wqe_ptr(qp, idx), idx, GDAKI_WQE_FLAGS, raddr.addr, raddr.key,
+                        value, bytes);
+    gdaki_warp_commit(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE, rsm, nic, code_opt);
+    return idx;
+}
+
+/* One signal per lane. */
+__device__ static __forceinline__ uint64_t
+gdaki_signal_warp(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr sig_raddr,
+                  struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                  enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+    uint64_t base = gdaki_warp_reserve(qp, 1, rsm, code_opt);
+    uint64_t idx = base + gdaki_lane_id();
+
+    gdaki_prepare_signal(qp, idx, sig_raddr, sig_laddr, sig_val);
+    gdaki_warp_commit(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE, rsm, nic, code_opt);
+    return idx;
+}
+
+/*
+ * One put per lane, then one signal: lane 0's sig_raddr / sig_laddr /
+ * sig_val, after every lane's data. Every lane gets the signal's ticket.
+ */
+__device__ static __forceinline__ uint64_t gdaki_put_signal_warp(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+        struct doca_gpu_dev_verbs_addr laddr, size_t size, struct doca_gpu_dev_verbs_addr sig_raddr,
+        struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+        enum doca_gpu_dev_verbs_resource_sharing_mode rsm, enum doca_gpu_dev_verbs_nic_handler nic,
+        uint32_t code_opt)
+{
+    uint32_t lane = gdaki_lane_id();
+    uint64_t base = 0;
+    uint64_t last;
+
+    if (lane == 0)
+        base = gdaki_sq_reserve(qp, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1, rsm, code_opt);
+    base = __shfl_sync(DOCA_GPUNETIO_VERBS_WARP_FULL_MASK, base, 0);
+    last = base + DOCA_GPUNETIO_VERBS_WARP_SIZE;
+    gdaki_prepare_transfer(qp, base + lane, 1, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size);
+    if (lane == 0)
+        gdaki_prepare_signal(qp, last, sig_raddr, sig_laddr, sig_val);
+    gdaki_warp_commit(qp, base, DOCA_GPUNETIO_VERBS_WARP_SIZE + 1, rsm, nic, code_opt);
+    return last;
+}
+#endif /* __CUDACC__ */
+
+#endif /* GDAKI_VERBS_ONESIDED_H */

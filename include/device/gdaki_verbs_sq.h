@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Send-queue protocol of the data-path core: reserve ring slots, mark the
+ * WQEs written there ready, submit them to the NIC. Threads sharing a QP
+ * (sharing mode CTA or GPU) may do each step concurrently:
+ *
+ *   reserve  an atomic add on sq_rsvd_index hands out slots; unless told to
+ *            skip it, the caller then waits until the WQE that last used the
+ *            slots has completed (its CQE), so a slot is never overwritten
+ *            while the NIC may still read it;
+ *   ready    sq_ready_index moves past a thread's WQEs only once every
+ *            earlier WQE is ready: each thread waits for its turn (ready ==
+ *            its first slot), then publishes its last slot + 1 with release
+ *            order, so a reader of the index sees the WQEs below it;
+ *   submit   under sq_lock, the producer index published to the NIC (or to
+ *            the CPU proxy) is raised to sq_ready_index if that moved, so it
+ *            never goes backwards and later submitters find their WQEs
+ *            already rung.
+ *
+ * With EXCLUSIVE sharing one thread owns the QP: the same steps without
+ * atomics, lock or waiting for a turn.
+ */
+#ifndef GDAKI_VERBS_SQ_H
+#define GDAKI_VERBS_SQ_H
+
+#include <stdint.h>
+
+#include "doca_gpunetio_verbs_def.h"
+#include "gdaki_sync.h"
+#include "gdaki_verbs_cq.h"
+#include "gdaki_verbs_wqe.h"
+
+/* Waits until the n slots from base are free (the WQEs they held before have completed). */
+GDAKI_INLINE void gdaki_sq_wait_slots(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint32_t n)
+{
+    uint64_t end = base + n;
+
+    /* An error completion frees the slot too: the NIC is done with the WQE either way. */
+    if (end > qp->sq_wqe_num)
+        while (gdaki_cq_poll_one_at(&qp->cq_sq, end - 1 - qp->sq_wqe_num) == EBUSY)
+            gdaki_spin_pause();
+}
+
+/* Hands out n consecutive slots; returns the index of the first. */
+GDAKI_INLINE uint64_t gdaki_sq_reserve(struct doca_gpu_dev_verbs_qp *qp, uint32_t n,
+                                       enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                       uint32_t code_opt)
+{
+    uint64_t base = gdaki_atomic_add_u64(&qp->sq_rsvd_index, n, rsm);
+
+    if ((code_opt & DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_SKIP_AVAILABILITY_CHECK) == 0)
+        gdaki_sq_wait_slots(qp, base, n);
+    return base;
+}
+
+/* Publishes WQEs [from, to] as written, after every earlier WQE. */
+GDAKI_INLINE void gdaki_sq_mark_ready(struct doca_gpu_dev_verbs_qp *qp, uint64_t from, uint64_t to,
+                                      enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
+        qp->sq_ready_index = to + 1;
+        return;
+    }
+    while (gdaki_load_acquire_u64(&qp->sq_ready_index) != from)
+        gdaki_spin_pause();
+    /* Release: the WQE stores above are visible to whoever reads the new index. */
+    gdaki_store_release_u64(&qp->sq_ready_index, to + 1);
+}
+
+/*
+ * The 64-bit doorbell for producer index prod, in the shape of a control
+ * segment's first 8 bytes: the NIC looks only at the QP number and the WQE
+ * index, which a doorbell sets to the producer index (the count of WQEs
+ * posted); the DS count is 0.
+ */
+GDAKI_INLINE uint64_t gdaki_sq_db_value(const struct doca_gpu_dev_verbs_qp *qp, uint64_t prod)
+{
+    uint32_t idx_opcode = gdaki_htobe32((uint32_t)(prod & 0xffff) << PRM_WQE_IDX_SHIFT);
+
+    return ((uint64_t)qp->sq_num_shift8_be << 32) | idx_opcode;
+}
+
+/* Tells the NIC (or the CPU proxy) that every WQE below prod is ready, with handler `handler`. */
+GDAKI_INLINE void gdaki_sq_ring(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod, uint32_t handler)
+{
+    /* The WQEs (ring in GPU or host memory) are visible to the NIC and the CPU before what follows.
+     */
+    gdaki_fence(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+    if (handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) {
+        gdaki_store_volatile_u64(qp->cpu_proxy_pi, prod);
+        return;
+    }
+    if ((handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_NO_DBR) == 0) {
+        gdaki_store_volatile_u32(qp->sq_dbrec, gdaki_htobe32((uint32_t)prod & 0xffff));
+        /* The doorbell record before the doorbell: the NIC reads the record when rung. */
+        gdaki_fence(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+    }
+    if (handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_BF) {
+        /* BlueFlame: the last WQE itself, 8 bytes at a time, into the register. */
+        const uint64_t *wqe = (const uint64_t *)(const void *)gdaki_wqe_ptr(qp, prod - 1);
+
+        for (int i = 0; i < 8; i++)
+            gdaki_store_volatile_u64(qp->sq_db + i, gdaki_load_volatile_u64(wqe + i));
+    } else {
+        gdaki_store_volatile_u64(qp->sq_db, gdaki_sq_db_value(qp, prod));
+    }
+}
+
+/*
+ * Submits every ready WQE below prod_idx (the caller marked its own ready).
+ * nic_handler AUTO uses the handler the QP was exported with.
+ */
+GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                  enum doca_gpu_dev_verbs_nic_handler nic_handler,
+                                  uint32_t code_opt)
+{
+    uint32_t handler = nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO ? qp->nic_handler
+                                                                           : (uint32_t)nic_handler;
+    uint64_t ready;
+
+    if (code_opt & DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_SKIP_DB_RINGING)
+        return;
+    if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
+        gdaki_sq_ring(qp, prod_idx, handler);
+        qp->sq_wqe_pi = prod_idx;
+        return;
+    }
+    gdaki_lock(&qp->sq_lock);
+    ready = gdaki_load_acquire_u64(&qp->sq_ready_index);
+    if (ready > qp->sq_wqe_pi) {
+        gdaki_sq_ring(qp, ready, handler);
+        qp->sq_wqe_pi = ready;
+    }
+    gdaki_unlock(&qp->sq_lock);
+}
+
+#endif /* GDAKI_VERBS_SQ_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * WQE preparation of the data-path core: each function builds one complete
+ * 64-byte WQE (one basic block) in registers and stores it to its ring slot.
+ * Remote and local addresses are host-order; memory keys and immediates are
+ * big-endian already (DOCA_GPUNETIO_VERBS_MKEY_SWAPPED). Nothing here
+ * publishes the WQE: mark_wqes_ready and submit (gdaki_verbs_sq.h) do.
+ */
+#ifndef GDAKI_VERBS_WQE_H
+#define GDAKI_VERBS_WQE_H
+
+#include <stdint.h>
+
+#include "doca_gpunetio_verbs_def.h"
+#include "gdaki_sync.h"
+#include "prm/mlx5_wqe.h"
+
+/*
+ * A WQE under construction: the control segment and room for three more DS.
+ * 16-byte aligned so that it is stored with four 16-byte stores.
+ */
+union __attribute__((aligned(16))) gdaki_wqe {
+    struct doca_gpu_dev_verbs_wqe raw;
+    uint64_t words[8];
+    struct {
+        struct prm_wqe_ctrl_seg ctrl;
+        uint8_t seg[3][PRM_WQE_DS_SIZE];
+    } s;
+};
+
+/* Address of ring slot `wqe_idx` (the index wraps). */
+GDAKI_INLINE struct doca_gpu_dev_verbs_wqe *gdaki_wqe_ptr(const struct doca_gpu_dev_verbs_qp *qp,
+                                                          uint64_t wqe_idx)
+{
+    return (struct doca_gpu_dev_verbs_wqe *)(void *)(qp->sq_wqe_daddr + ((wqe_idx & qp->sq_wqe_mask)
+                                                                         << PRM_WQE_BB_SHIFT));
+}
+
+/* Zeroes w and fills its control segment. */
+GDAKI_INLINE void gdaki_wqe_begin(union gdaki_wqe *w, const struct doca_gpu_dev_verbs_qp *qp,
+                                  uint64_t wqe_idx, uint8_t opcode, uint8_t opmod, uint8_t ds,
+                                  uint8_t ctrl_flags, gdaki_be32_t imm)
+{
+    for (int i = 0; i < 8; i++)
+        w->words[i] = 0;
+    w->s.ctrl.opmod_idx_opcode = gdaki_htobe32(
+            ((uint32_t)opmod << 24) | ((uint32_t)(wqe_idx & 0xffff) << PRM_WQE_IDX_SHIFT) | opcode);
+    /* sq_num_shift8_be leaves the last byte zero: the DS count goes there. */
+    w->s.ctrl.qpn_ds = qp->sq_num_shift8_be | gdaki_htobe32(ds);
+    w->s.ctrl.fm_ce_se = ctrl_flags;
+    w->s.ctrl.imm = imm;
+}
+
+GDAKI_INLINE void gdaki_wqe_raddr(void *seg, uint64_t raddr, gdaki_be32_t rkey)
+{
+    struct prm_wqe_raddr_seg *r = (struct prm_wqe_raddr_seg *)seg;
+
+    r->raddr = gdaki_htobe64(raddr);
+    r->rkey = rkey;
+}
+
+GDAKI_INLINE void gdaki_wqe_data(void *seg, uint32_t bytes, gdaki_be32_t lkey, uint64_t addr)
+{
+    struct prm_wqe_data_seg *d = (struct prm_wqe_data_seg *)seg;
+
+    d->byte_count = gdaki_htobe32(bytes);
+    d->lkey = lkey;
+    d->addr = gdaki_htobe64(addr);
+}
+
+GDAKI_INLINE void gdaki_wqe_nop(const struct doca_gpu_dev_verbs_qp *qp,
+                                struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                uint8_t ctrl_flags)
+{
+    union gdaki_wqe w;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, PRM_WQE_OPCODE_NOP, 0, 1, ctrl_flags, 0);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/* RDMA write (opcode RDMA_WRITE or RDMA_WRITE_IMM) or read (RDMA_READ) of one buffer. */
+GDAKI_INLINE void gdaki_wqe_rdma(const struct doca_gpu_dev_verbs_qp *qp,
+                                 struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                 uint8_t opcode, uint8_t ctrl_flags, gdaki_be32_t imm,
+                                 uint64_t raddr, gdaki_be32_t rkey, uint64_t laddr,
+                                 gdaki_be32_t lkey, uint32_t bytes)
+{
+    union gdaki_wqe w;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, opcode, 0, PRM_WQE_DS_RDMA, ctrl_flags, imm);
+    gdaki_wqe_raddr(w.s.seg[0], raddr, rkey);
+    gdaki_wqe_data(w.s.seg[1], bytes, lkey, laddr);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/* RDMA write of `bytes` (at most DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE) carried in the WQE. */
+GDAKI_INLINE void gdaki_wqe_write_inl(const struct doca_gpu_dev_verbs_qp *qp,
+                                      struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                      uint8_t ctrl_flags, uint64_t raddr, gdaki_be32_t rkey,
+                                      const void *data, uint32_t bytes)
+{
+    union gdaki_wqe w;
+    uint8_t *inl = w.s.seg[1];
+    const uint8_t *src = (const uint8_t *)data;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, PRM_WQE_OPCODE_RDMA_WRITE, 0,
+                    (uint8_t)(2 + prm_wqe_inline_ds(bytes)), ctrl_flags, 0);
+    gdaki_wqe_raddr(w.s.seg[0], raddr, rkey);
+    prm_wqe_set_inline_seg((struct prm_wqe_inline_seg *)(void *)inl, bytes);
+    for (uint32_t i = 0; i < bytes; i++)
+        inl[sizeof(struct prm_wqe_inline_seg) + i] = src[i];
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/*
+ * 8-byte atomic: opcode ATOMIC_FA (swap_add is the addend) or ATOMIC_CS
+ * (swap if *raddr == compare). The old value lands big-endian at laddr.
+ */
+GDAKI_INLINE void gdaki_wqe_atomic(const struct doca_gpu_dev_verbs_qp *qp,
+                                   struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                   uint8_t opcode, uint8_t ctrl_flags, uint64_t raddr,
+                                   gdaki_be32_t rkey, uint64_t laddr, gdaki_be32_t lkey,
+                                   uint64_t swap_add, uint64_t compare)
+{
+    union gdaki_wqe w;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, opcode, 0, PRM_WQE_DS_ATOMIC, ctrl_flags, 0);
+    gdaki_wqe_raddr(w.s.seg[0], raddr, rkey);
+    prm_wqe_set_atomic_seg((struct prm_wqe_atomic_seg *)(void *)w.s.seg[1], swap_add, compare);
+    gdaki_wqe_data(w.s.seg[2], 8, lkey, laddr);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/*
+ * Extended atomic on 4-byte operands (opcode ATOMIC_MASKED_FA or
+ * ATOMIC_MASKED_CS). FA: a = addend, b = field boundary (0: one 32-bit add).
+ * CS: a = swap, b = compare, applied under swap_mask / compare_mask
+ * (all ones: a plain 4-byte compare-and-swap). The old value lands
+ * big-endian at laddr (4 bytes).
+ */
+GDAKI_INLINE void gdaki_wqe_atomic32(const struct doca_gpu_dev_verbs_qp *qp,
+                                     struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                     uint8_t opcode, uint8_t ctrl_flags, uint64_t raddr,
+                                     gdaki_be32_t rkey, uint64_t laddr, gdaki_be32_t lkey,
+                                     uint32_t a, uint32_t b, uint32_t swap_mask,
+                                     uint32_t compare_mask)
+{
+    union gdaki_wqe w;
+    void *seg = w.s.seg[1];
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, opcode, PRM_WQE_OPMOD_EXT_ATOMIC_4B, PRM_WQE_DS_ATOMIC,
+                    ctrl_flags, 0);
+    gdaki_wqe_raddr(w.s.seg[0], raddr, rkey);
+    if (opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_FA)
+        prm_wqe_set_masked_fa32_seg((struct prm_wqe_masked_fa32_seg *)seg, a, b);
+    else
+        prm_wqe_set_masked_cs32_seg((struct prm_wqe_masked_cs32_seg *)seg, a, b, swap_mask,
+                                    compare_mask);
+    gdaki_wqe_data(w.s.seg[2], 4, lkey, laddr);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/* Stalls the SQ until CQ cqn has produced max_index CQEs (core-direct WAIT). */
+GDAKI_INLINE void gdaki_wqe_wait(const struct doca_gpu_dev_verbs_qp *qp,
+                                 struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                 uint8_t ctrl_flags, uint32_t cqn, uint32_t max_index)
+{
+    union gdaki_wqe w;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, PRM_WQE_OPCODE_WAIT, 0, PRM_WQE_DS_WAIT, ctrl_flags, 0);
+    prm_wqe_set_wait_seg((struct prm_wqe_wait_seg *)(void *)w.s.seg[0], cqn,
+                         max_index & DOCA_GPUNETIO_VERBS_CQE_CI_MASK);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/*
+ * Dump: the NIC gathers [addr, addr + bytes) and sends nothing. Posted
+ * after RDMA reads, its completion means the read data is in memory.
+ */
+GDAKI_INLINE void gdaki_wqe_dump(const struct doca_gpu_dev_verbs_qp *qp,
+                                 struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                 uint8_t ctrl_flags, uint64_t addr, gdaki_be32_t lkey,
+                                 uint32_t bytes)
+{
+    union gdaki_wqe w;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, PRM_WQE_OPCODE_DUMP, 0, PRM_WQE_DS_SEND, ctrl_flags, 0);
+    gdaki_wqe_data(w.s.seg[0], bytes, lkey, addr);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+#endif /* GDAKI_VERBS_WQE_H */

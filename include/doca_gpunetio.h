@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DOCA GPUNetIO host API: the GPU context, GPU-visible memory, and the
+ * export of DOCA Verbs QPs to the data path (a CUDA kernel, or CPU threads
+ * running the same data-path core), with the NIC handler that rings their
+ * doorbells.
+ *
+ * Conventions are those of doca_verbs.h: every call returns a doca_error_t
+ * and logs one line saying what was wrong; a NULL object or output pointer is
+ * DOCA_ERROR_INVALID_VALUE; nothing is written to outputs on failure. The
+ * CUDA driver is loaded at run time: where it is missing, calls that need it
+ * answer DOCA_ERROR_NOT_SUPPORTED naming it.
+ *
+ * CPU execution: doca_gpu_verbs_export_qp() with gpu_dev NULL builds the
+ * descriptor in host memory for CPU threads, which drive it with the same
+ * data-path core (include/device/gdaki_verbs.h) a kernel uses.
+ */
+#ifndef DOCA_GPUNETIO_H
+#define DOCA_GPUNETIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "doca_compat.h"
+#include "doca_error.h"
+#include "doca_gpunetio_verbs_def.h"
+#include "doca_verbs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- GPU context ---------------------------------------------------------------------------- */
+
+/*
+ * Opens the GPU at PCIe bus id gpu_bus_id ("8a:00.0" or "0000:8A:00.0", any
+ * case) and makes its primary CUDA context current on the calling thread.
+ * Errors: INVALID_VALUE (no GPU has that bus id: the line lists those
+ * present), NOT_SUPPORTED (compute capability below 8.0, or no CUDA driver),
+ * DRIVER (the driver fails, or is older than the CUDA version this library
+ * was built for: the line names both), ALREADY_EXIST is never returned: a
+ * second create of the same GPU returns the same context, counted.
+ */
+DOCA_STABLE doca_error_t doca_gpu_create(const char *gpu_bus_id, doca_gpu_t **gpu_dev);
+/*
+ * Releases a context (the last release frees it). BAD_STATE while memory
+ * allocated from it or QPs exported with it still exist.
+ */
+DOCA_STABLE doca_error_t doca_gpu_destroy(doca_gpu_t *gpu_dev);
+
+/* ---- Memory --------------------------------------------------------------------------------- */
+
+enum doca_gpu_mem_type {
+    DOCA_GPU_MEM_TYPE_GPU = 0,     /* GPU memory; no CPU pointer */
+    DOCA_GPU_MEM_TYPE_GPU_CPU = 1, /* GPU memory the CPU maps too (needs GDRCopy) */
+    DOCA_GPU_MEM_TYPE_CPU_GPU = 2, /* pinned host memory the GPU maps */
+};
+
+/*
+ * Allocates size bytes aligned to alignment (a power of two; 0 means 256
+ * for GPU memory, the page size for host memory). memptr_gpu receives the
+ * address kernels use; memptr_cpu (may be NULL for GPU memory) the address
+ * the CPU uses. Errors: INVALID_VALUE (size 0, alignment not a power of two,
+ * unknown type), NOT_SUPPORTED (GPU_CPU without GDRCopy), NO_MEMORY.
+ */
+DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, size_t alignment,
+                                            enum doca_gpu_mem_type mtype, void **memptr_gpu,
+                                            void **memptr_cpu);
+/* Frees memory from doca_gpu_mem_alloc(); INVALID_VALUE for any other address. */
+DOCA_STABLE doca_error_t doca_gpu_mem_free(doca_gpu_t *gpu_dev, void *memptr_gpu);
+/*
+ * A dma-buf file descriptor for [memptr_gpu, memptr_gpu + size) of GPU
+ * memory (page-aligned range). NOT_SUPPORTED where the GPU or driver has no
+ * dma-buf. The caller closes it.
+ */
+DOCA_STABLE doca_error_t doca_gpu_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gpu, size_t size,
+                                            int *dmabuf_fd);
+
+/* ---- QP export ------------------------------------------------------------------------------ */
+
+/* A QP exported to the data path (opaque). */
+struct doca_gpu_verbs_qp;
+
+/* What the data path recorded of a QP's first error CQE. */
+struct doca_gpu_verbs_qp_error_info {
+    bool has_error;
+    int syndrome; /* PRM CQE syndrome (0x05 flush, 0x13 remote access, ...) */
+    int vendor_err_synd;
+    int hw_err_synd;
+    int hw_synd_type;
+    int wqe_counter; /* index of the failed WQE */
+};
+
+/*
+ * Builds the data-path descriptor of qp, whose SQ completes on cq_sq, with
+ * NIC handler nic_handler (AUTO: the fastest this machine can do, logged).
+ * gpu_qp_umem_dev_ptr is the GPU address of the QP's work-queue memory when
+ * the caller placed it in GPU memory (NULL otherwise). send_dbr_mode_ext
+ * must match how the QP was made (VALID_DBR; NO_DBR_HW for a NO_DBR_EXT QP;
+ * NO_DBR_SW_EMULATED for one made with emulate_no_dbr_ext).
+ * gpu_dev NULL builds the descriptor in host memory for CPU threads.
+ * Errors: INVALID_VALUE (bad handler, mode not matching the QP, SQ larger
+ * than the data path takes, CQ smaller than the SQ and not collapsed),
+ * NOT_SUPPORTED (a handler this machine cannot do, with the reason), DRIVER,
+ * NO_MEMORY.
+ */
+DOCA_STABLE doca_error_t doca_gpu_verbs_export_qp(
+        doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp, enum doca_gpu_dev_verbs_nic_handler nic_handler,
+        void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq,
+        enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext, struct doca_gpu_verbs_qp **qp_out);
+/* Frees the descriptor (the QP itself stays). gpu_dev must be the one it was exported with. */
+DOCA_STABLE doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev,
+                                                    struct doca_gpu_verbs_qp *qp);
+/* The descriptor's address for the data path (GPU memory, or host memory for CPU execution). */
+DOCA_STABLE doca_error_t doca_gpu_verbs_get_qp_dev(struct doca_gpu_verbs_qp *qp,
+                                                   struct doca_gpu_dev_verbs_qp **qp_gpu);
+/* The handler export resolved (never AUTO). */
+DOCA_STABLE doca_error_t doca_gpu_verbs_get_nic_handler(
+        const struct doca_gpu_verbs_qp *qp, enum doca_gpu_dev_verbs_nic_handler *nic_handler);
+/*
+ * num_qps descriptors side by side in one array (GPU memory, or host
+ * memory when the QPs were exported for the CPU); a NULL entry of qps leaves
+ * its slot zeroed. The array starts from each QP's current state; the QPs'
+ * own descriptors must not be used while it is.
+ */
+DOCA_STABLE doca_error_t doca_gpu_verbs_export_multi_qps_dev(
+        doca_gpu_t *gpu_dev, struct doca_gpu_verbs_qp **qps, unsigned int num_qps,
+        struct doca_gpu_dev_verbs_qp **out_qp_gpus);
+DOCA_STABLE doca_error_t
+doca_gpu_verbs_unexport_multi_qps_dev(doca_gpu_t *gpu_dev, struct doca_gpu_verbs_qp **qps,
+                                      unsigned int num_qps, struct doca_gpu_dev_verbs_qp *qp_gpus);
+
+/* ---- UAR for the GPU ------------------------------------------------------------------------ */
+
+/*
+ * Whether the UAR page holding db can be mapped for GPU stores (a real
+ * UAR as I/O memory; a software NIC's UAR as ordinary host memory).
+ */
+DOCA_STABLE doca_error_t doca_gpu_verbs_can_gpu_register_uar(void *db, bool *out_can_register);
+/* Maps the UAR page of sq_db for the GPU (counted per page); uar_addr_gpu: sq_db's GPU address. */
+DOCA_STABLE doca_error_t doca_gpu_verbs_export_uar(uint64_t *sq_db, uint64_t **uar_addr_gpu);
+DOCA_STABLE doca_error_t doca_gpu_verbs_unexport_uar(uint64_t *uar_addr_gpu);
+
+/* ---- CPU proxy ------------------------------------------------------------------------------ */
+
+/*
+ * One round of the CPU proxy of a QP exported with CPU_PROXY: reads the
+ * producer index the data path published and, if it moved, writes the
+ * doorbell record and rings the doorbell. out_progressed (may be NULL) says
+ * whether it did. NOT_SUPPORTED for a QP with another handler (or
+ * CPU_PROXY_FREE_FLOW, whose proxy the library runs itself).
+ */
+DOCA_STABLE doca_error_t doca_gpu_verbs_cpu_proxy_progress(struct doca_gpu_verbs_qp *qp,
+                                                           bool *out_progressed);
+/* 1 when the QP's doorbells are rung by a CPU proxy (either kind). */
+DOCA_STABLE doca_error_t doca_gpu_verbs_cpu_proxy_enabled(const struct doca_gpu_verbs_qp *qp,
+                                                          uint8_t *out_enabled);
+
+/* ---- Errors, versions ------------------------------------------------------------------------ */
+
+/*
+ * The first error CQE the data path met on the QP (syndromes and the failed
+ * WQE), and has_error also when the QP is in the ERR state without one.
+ */
+DOCA_STABLE doca_error_t doca_gpu_verbs_query_last_error(struct doca_gpu_verbs_qp *qp,
+                                                         struct doca_gpu_verbs_qp_error_info *info);
+DOCA_STABLE doca_error_t doca_gpu_verbs_get_library_version(uint32_t *version);
+/* NOT_SUPPORTED for a version outside [minimum compatible, this library's]. */
+DOCA_STABLE doca_error_t
+doca_gpu_verbs_check_device_code_compatibility(uint32_t device_code_version);
+DOCA_STABLE doca_error_t doca_gpu_verbs_check_host_code_compatibility(uint32_t host_code_version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_GPUNETIO_H */

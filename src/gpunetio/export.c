@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Export of a DOCA Verbs QP to the data path: the NIC handler is resolved
+ * and checked against what the QP and the machine can do, the descriptor
+ * (struct doca_gpu_dev_verbs_qp) is filled with the addresses the executing
+ * processor uses - host memory the QP keeps is mapped for the GPU, and so
+ * is the UAR - and placed in GPU memory (or host memory for CPU threads).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpunetio/gpunetio_internal.h"
+#include "gpunetio/gpunetio_map.h"
+#include "gpunetio/gpunetio_qp.h"
+
+const char *gpunetio_nic_handler_name(uint32_t nic_handler)
+{
+    switch (nic_handler) {
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO:
+        return "AUTO";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY:
+        return "CPU_PROXY";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB:
+        return "GPU_SM_DB";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF:
+        return "GPU_SM_BF";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR:
+        return "GPU_SM_NO_DBR";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW:
+        return "CPU_PROXY_FREE_FLOW";
+    default:
+        return "unknown";
+    }
+}
+
+static const char *dbr_mode_name(enum doca_gpu_verbs_send_dbr_mode_ext mode)
+{
+    switch (mode) {
+    case DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR:
+        return "VALID_DBR";
+    case DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW:
+        return "NO_DBR_HW";
+    case DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED:
+        return "NO_DBR_SW_EMULATED";
+    default:
+        return "unknown";
+    }
+}
+
+/* How the QP keeps its send doorbell record, from how it was made. */
+static enum doca_gpu_verbs_send_dbr_mode_ext qp_dbr_mode(const doca_verbs_qp_t *qp)
+{
+    if (qp->no_dbr)
+        return DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW;
+    if (qp->emulated)
+        return DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED;
+    return DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR;
+}
+
+/* Why the GPU cannot emulate a doorbell record: GDRCopy missing, disabled, or not driven here. */
+static const char *gdrcopy_reason(void)
+{
+    const char *why = gpunetio_gdrcopy_unavailable_reason();
+
+    return why != NULL ? why
+                       : "GDRCopy is installed, but this library does not drive the emulated "
+                         "doorbell record through it";
+}
+
+/* Whether the CPU proxy can write the QP's doorbell record (none, or one in host memory). */
+static bool proxy_can_write_dbr(const doca_verbs_qp_t *qp,
+                                enum doca_gpu_verbs_send_dbr_mode_ext mode)
+{
+    return mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW || !qp->dbr.umem->gpu;
+}
+
+doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr_mode_ext mode,
+                                   void *uar_reg, bool dbr_in_host, const char *who,
+                                   enum doca_gpu_dev_verbs_nic_handler *out)
+{
+    enum doca_gpu_dev_verbs_nic_handler sm = mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW
+                                                     ? DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR
+                                                     : DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB;
+    bool can_map = false;
+
+    if (mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED) {
+        *out = DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY;
+        DOCA_LOG_INFO("%s: NIC handler AUTO is CPU_PROXY: its doorbell record is emulated and "
+                      "only a CPU thread can write it",
+                      who);
+        return DOCA_SUCCESS;
+    }
+    if (gpu == NULL) {
+        *out = sm;
+        DOCA_LOG_INFO("%s: NIC handler AUTO is %s: CPU threads ring the doorbell themselves", who,
+                      gpunetio_nic_handler_name(sm));
+        return DOCA_SUCCESS;
+    }
+    doca_gpu_verbs_can_gpu_register_uar(uar_reg, &can_map);
+    if (can_map) {
+        *out = sm;
+        DOCA_LOG_INFO("%s: NIC handler AUTO is %s: the UAR maps for GPU stores, so kernels ring "
+                      "the doorbell",
+                      who, gpunetio_nic_handler_name(sm));
+        return DOCA_SUCCESS;
+    }
+    if (!dbr_in_host && mode != DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW) {
+        DOCA_LOG_ERR("%s: no NIC handler works: the UAR cannot be mapped for the GPU, and the CPU "
+                     "proxy cannot write a doorbell record in GPU memory; put the record in host "
+                     "memory (doca_gpu_verbs_create_qp_hl does)",
+                     who);
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    *out = DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY;
+    DOCA_LOG_WARN("%s: NIC handler AUTO is CPU_PROXY: the UAR cannot be mapped for GPU stores; a "
+                  "CPU thread must call doca_gpu_verbs_cpu_proxy_progress()",
+                  who);
+    return DOCA_SUCCESS;
+}
+
+/* Checks that the machine and the QP can do handler h (already resolved). */
+static doca_error_t check_handler(const doca_verbs_qp_t *qp,
+                                  enum doca_gpu_verbs_send_dbr_mode_ext mode, uint32_t h)
+{
+    const char *name = gpunetio_nic_handler_name(h);
+
+    if (h & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) {
+        if (!proxy_can_write_dbr(qp, mode)) {
+            DOCA_LOG_ERR("QP 0x%x: %s needs the QP's doorbell record in host memory (the CPU "
+                         "writes it while kernels run); this one is in GPU memory",
+                         qp->qpn, name);
+            return DOCA_ERROR_NOT_SUPPORTED;
+        }
+        return DOCA_SUCCESS;
+    }
+    if (h & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_NO_DBR) {
+        if (mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR) {
+            DOCA_LOG_ERR("QP 0x%x: %s needs a QP made with send_dbr_mode NO_DBR_EXT; this one "
+                         "has a doorbell record (use GPU_SM_DB)",
+                         qp->qpn, name);
+            return DOCA_ERROR_INVALID_VALUE;
+        }
+        if (mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED) {
+            DOCA_LOG_ERR("QP 0x%x: %s with a software-emulated doorbell record needs GDRCopy: %s; "
+                         "use CPU_PROXY, or a device with no-DBR send queues",
+                         qp->qpn, name, gdrcopy_reason());
+            return DOCA_ERROR_NOT_SUPPORTED;
+        }
+        return DOCA_SUCCESS;
+    }
+    if (mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW) {
+        DOCA_LOG_ERR("QP 0x%x: %s writes a doorbell record, and this QP was made without one "
+                     "(NO_DBR_EXT): use GPU_SM_NO_DBR",
+                     qp->qpn, name);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    return DOCA_SUCCESS;
+}
+
+static doca_error_t check_args(doca_verbs_qp_t *qp, uint32_t nic_handler, doca_verbs_cq_t *cq_sq,
+                               enum doca_gpu_verbs_send_dbr_mode_ext mode,
+                               struct doca_gpu_verbs_qp **qp_out)
+{
+    uint32_t bbs = qp == NULL ? 0 : qp->layout.sq_wqebb_cnt;
+
+    if (qp == NULL || cq_sq == NULL || qp_out == NULL) {
+        DOCA_LOG_ERR("qp (%p), cq_sq (%p) and qp_out (%p) must not be NULL", (void *)qp,
+                     (void *)cq_sq, (void *)qp_out);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (nic_handler != DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO &&
+        strcmp(gpunetio_nic_handler_name(nic_handler), "unknown") == 0) {
+        DOCA_LOG_ERR("NIC handler %u is unknown: use 0 (AUTO), 1 (CPU_PROXY), 2 (GPU_SM_DB), 6 "
+                     "(GPU_SM_BF), 10 (GPU_SM_NO_DBR) or 17 (CPU_PROXY_FREE_FLOW)",
+                     nic_handler);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (qp->init.send_cq != cq_sq) {
+        DOCA_LOG_ERR("cq_sq (CQ 0x%x) is not the send CQ of QP 0x%x (CQ 0x%x)", cq_sq->cqn, qp->qpn,
+                     qp->init.send_cq->cqn);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (!cq_sq->overrun_ignore) {
+        DOCA_LOG_ERR(
+                "CQ 0x%x was made without DOCA_VERBS_CQ_ENABLE_OVERRUN: the data path does not "
+                "consume CQEs in order, so the NIC must not stop at a full CQ; make it with "
+                "doca_verbs_cq_attr_set_cq_overrun(attr, DOCA_VERBS_CQ_ENABLE_OVERRUN)",
+                cq_sq->cqn);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (bbs > DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM) {
+        DOCA_LOG_ERR("QP 0x%x has %u send basic blocks; the data path takes at most %u "
+                     "(completions are matched by 16-bit counters)",
+                     qp->qpn, bbs, DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (mode != qp_dbr_mode(qp)) {
+        DOCA_LOG_ERR("send_dbr_mode_ext %s does not match QP 0x%x, which was made %s",
+                     dbr_mode_name(mode), qp->qpn, dbr_mode_name(qp_dbr_mode(qp)));
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    return DOCA_SUCCESS;
+}
+
+/* addr (host memory of the QP or CQ) as the executor sees it: mapped for the GPU when exporting to
+ * one. */
+static doca_error_t executor_addr(struct doca_gpu_verbs_qp *gqp, void *addr, size_t len,
+                                  bool gpu_mem, const char *what, void **out)
+{
+    doca_error_t err;
+
+    if (gpu_mem == (gqp->gpu != NULL)) {
+        *out = addr;
+        return DOCA_SUCCESS;
+    }
+    if (gpu_mem) {
+        DOCA_LOG_ERR("QP 0x%x: %s is in GPU memory, which CPU threads cannot reach: export it with "
+                     "a doca_gpu",
+                     gqp->qp->qpn, what);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    err = gpunetio_map_host(addr, len, false, what, out);
+    if (err == DOCA_SUCCESS)
+        gqp->maps[gqp->nmaps++] = *out;
+    return err;
+}
+
+/* Fills gqp->desc (and host_view) for the resolved handler. */
+static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_dev_ptr)
+{
+    const doca_verbs_qp_t *qp = gqp->qp;
+    const struct verbs_qp_layout *l = &qp->layout;
+    const doca_verbs_cq_t *cq = gqp->cq;
+    struct doca_gpu_dev_verbs_qp *d = &gqp->desc;
+    uint32_t h = gqp->nic_handler;
+    size_t cq_bytes = (size_t)VERBS_CQE_SIZE << cq->log_size;
+    void *p;
+    doca_error_t err;
+
+    if (gpu_qp_umem_dev_ptr != NULL && gpu_qp_umem_dev_ptr != l->wq) {
+        DOCA_LOG_ERR("gpu_qp_umem_dev_ptr %p is not QP 0x%x's work queue (%p)", gpu_qp_umem_dev_ptr,
+                     qp->qpn, l->wq);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    err = executor_addr(gqp, l->wq, l->rq_bytes + l->sq_bytes, l->gpu, "the work queue", &p);
+    if (err != DOCA_SUCCESS)
+        return err;
+    d->sq_wqe_daddr = (uint8_t *)p + l->rq_bytes;
+    d->sq_wqe_num = l->sq_wqebb_cnt;
+    d->sq_wqe_mask = l->sq_wqebb_cnt - 1;
+    d->sq_num = qp->qpn;
+    d->sq_num_shift8_be = gdaki_htobe32(qp->qpn << 8);
+    d->nic_handler = h;
+    d->mem_type = l->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST;
+
+    err = executor_addr(gqp, verbs_buf_addr(&cq->ring), cq_bytes, cq->ring.umem->gpu, "the CQ ring",
+                        &p);
+    if (err != DOCA_SUCCESS)
+        return err;
+    d->cq_sq.cqe_daddr = p;
+    d->cq_sq.cqe_num = cq->collapsed ? 1 : 1u << cq->log_size;
+    d->cq_sq.cqe_mask = d->cq_sq.cqe_num - 1;
+    d->cq_sq.cq_num = cq->cqn;
+    d->cq_sq.collapsed = cq->collapsed;
+    d->cq_sq.mem_type = cq->ring.umem->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU
+                                           : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST;
+    err = executor_addr(gqp, verbs_buf_addr(&cq->dbr), sizeof(uint32_t), cq->dbr.umem->gpu,
+                        "the CQ doorbell record", &p);
+    if (err != DOCA_SUCCESS)
+        return err;
+    d->cq_sq.dbrec = p;
+
+    /* The proxy's view: the host addresses of the record and the register, rung as an SM would. */
+    gqp->host_view = *d;
+    gqp->host_view.sq_dbrec =
+            gqp->dbr_mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW ? NULL : l->dbr + 1;
+    gqp->host_view.sq_db = l->uar_reg;
+    gqp->host_view.nic_handler = gqp->dbr_mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW
+                                         ? DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR
+                                         : DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB;
+
+    if (h & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY)
+        return DOCA_SUCCESS; /* the data path rings nothing: no record, no register */
+    if ((h & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_NO_DBR) == 0) {
+        err = executor_addr(gqp, l->dbr + 1, sizeof(uint32_t), qp->dbr.umem->gpu,
+                            "the QP doorbell record", &p);
+        if (err != DOCA_SUCCESS)
+            return err;
+        d->sq_dbrec = p;
+    }
+    if (gqp->gpu == NULL) {
+        d->sq_db = l->uar_reg;
+        return DOCA_SUCCESS;
+    }
+    err = gpunetio_map_host(l->uar_reg, 8 * sizeof(uint64_t), true, "the UAR", &p);
+    if (err != DOCA_SUCCESS) {
+        DOCA_LOG_ERR("QP 0x%x: NIC handler %s needs the UAR mapped for GPU stores, which this "
+                     "machine refuses; use CPU_PROXY (or AUTO)",
+                     qp->qpn, gpunetio_nic_handler_name(h));
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    gqp->maps[gqp->nmaps++] = p;
+    d->sq_db = p;
+    return DOCA_SUCCESS;
+}
+
+/* Allocates the proxy word, where the data path publishes its producer index for the CPU. */
+static doca_error_t alloc_proxy_word(struct doca_gpu_verbs_qp *gqp)
+{
+    void *gpu_ptr = NULL;
+    void *cpu_ptr = NULL;
+    doca_error_t err;
+
+    if (gqp->gpu == NULL) {
+        gqp->proxy_pi = aligned_alloc(64, 64);
+        if (gqp->proxy_pi == NULL) {
+            DOCA_LOG_ERR("out of memory for the CPU proxy word");
+            return DOCA_ERROR_NO_MEMORY;
+        }
+        memset(gqp->proxy_pi, 0, 64);
+        gqp->desc.cpu_proxy_pi = gqp->proxy_pi;
+        return DOCA_SUCCESS;
+    }
+    err = doca_gpu_mem_alloc(gqp->gpu, 64, 64, DOCA_GPU_MEM_TYPE_CPU_GPU, &gpu_ptr, &cpu_ptr);
+    if (err != DOCA_SUCCESS)
+        return err;
+    gqp->proxy_pi = cpu_ptr;
+    gqp->desc.cpu_proxy_pi = gpu_ptr;
+    return DOCA_SUCCESS;
+}
+
+/* Copies the descriptor to where the data path uses it. */
+static doca_error_t place_desc(struct doca_gpu_verbs_qp *gqp)
+{
+    const struct core_cuda_ops *cuda;
+    void *dev = NULL;
+    char why[160];
+    core_cu_result rc;
+    doca_error_t err;
+
+    if (gqp->gpu == NULL) {
+        gqp->dev = aligned_alloc(64, sizeof(*gqp->dev));
+        if (gqp->dev == NULL) {
+            DOCA_LOG_ERR("out of memory for the QP descriptor");
+            return DOCA_ERROR_NO_MEMORY;
+        }
+        *gqp->dev = gqp->desc;
+        return DOCA_SUCCESS;
+    }
+    err = doca_gpu_mem_alloc(gqp->gpu, sizeof(*gqp->dev), 64, DOCA_GPU_MEM_TYPE_GPU, &dev, NULL);
+    if (err != DOCA_SUCCESS)
+        return err;
+    gqp->dev = dev;
+    err = gpunetio_gpu_bind(gqp->gpu, &cuda);
+    if (err != DOCA_SUCCESS)
+        return err;
+    rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dev, &gqp->desc, sizeof(gqp->desc));
+    if (rc == CORE_CU_SUCCESS)
+        rc = cuda->cuStreamCreate(&gqp->stream, CORE_CU_STREAM_NON_BLOCKING);
+    if (rc != CORE_CU_SUCCESS) {
+        DOCA_LOG_ERR("cannot place the QP descriptor in GPU memory: %s",
+                     gpunetio_cu_error(cuda, rc, why, sizeof(why)));
+        return DOCA_ERROR_DRIVER;
+    }
+    return DOCA_SUCCESS;
+}
+
+/* Frees what export made, in any state of completion. */
+static void export_release(struct doca_gpu_verbs_qp *gqp)
+{
+    const struct core_cuda_ops *cuda;
+
+    gpunetio_free_flow_stop(gqp);
+    for (int i = 0; i < gqp->nmaps; i++)
+        gpunetio_unmap_host(gqp->maps[i]);
+    if (gqp->gpu == NULL) {
+        free(gqp->dev);
+        free(gqp->proxy_pi);
+    } else {
+        if (gqp->stream != NULL && gpunetio_gpu_bind(gqp->gpu, &cuda) == DOCA_SUCCESS)
+            cuda->cuStreamDestroy(gqp->stream);
+        if (gqp->dev != NULL)
+            doca_gpu_mem_free(gqp->gpu, gqp->dev);
+        if (gqp->desc.cpu_proxy_pi != NULL)
+            doca_gpu_mem_free(gqp->gpu, gqp->desc.cpu_proxy_pi);
+    }
+    pthread_mutex_destroy(&gqp->proxy_lock);
+    free(gqp);
+}
+
+doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
+                                      enum doca_gpu_dev_verbs_nic_handler nic_handler,
+                                      void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq,
+                                      enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext,
+                                      struct doca_gpu_verbs_qp **qp_out)
+{
+    const struct core_cuda_ops *cuda;
+    struct doca_gpu_verbs_qp *gqp;
+    doca_error_t err = check_args(qp, (uint32_t)nic_handler, cq_sq, send_dbr_mode_ext, qp_out);
+
+    if (err != DOCA_SUCCESS)
+        return err;
+    if (gpu_dev != NULL && (err = gpunetio_gpu_bind(gpu_dev, &cuda)) != DOCA_SUCCESS)
+        return err;
+    gqp = calloc(1, sizeof(*gqp));
+    if (gqp == NULL) {
+        DOCA_LOG_ERR("out of memory for an exported QP");
+        return DOCA_ERROR_NO_MEMORY;
+    }
+    gqp->gpu = gpu_dev;
+    gqp->qp = qp;
+    gqp->cq = cq_sq;
+    gqp->dbr_mode = send_dbr_mode_ext;
+    pthread_mutex_init(&gqp->proxy_lock, NULL);
+    atomic_init(&gqp->free_flow_stop, false);
+    gqp->nic_handler = nic_handler;
+    if (nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO) {
+        char who[32];
+
+        snprintf(who, sizeof(who), "QP 0x%x", qp->qpn);
+        err = gpunetio_auto_handler(gpu_dev, send_dbr_mode_ext, qp->layout.uar_reg,
+                                    !qp->dbr.umem->gpu, who, &gqp->nic_handler);
+    }
+    if (err == DOCA_SUCCESS)
+        err = check_handler(qp, send_dbr_mode_ext, gqp->nic_handler);
+    if (err == DOCA_SUCCESS && (gqp->nic_handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY))
+        err = alloc_proxy_word(gqp);
+    if (err == DOCA_SUCCESS)
+        err = build_desc(gqp, gpu_qp_umem_dev_ptr);
+    if (err == DOCA_SUCCESS)
+        err = place_desc(gqp);
+    if (err == DOCA_SUCCESS &&
+        gqp->nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW)
+        err = gpunetio_free_flow_start(gqp);
+    if (err != DOCA_SUCCESS) {
+        export_release(gqp);
+        return err;
+    }
+    DOCA_LOG_INFO("QP 0x%x exported for %s with NIC handler %s: %u send basic blocks (%s memory), "
+                  "CQ 0x%x of %u entries%s",
+                  qp->qpn, gpu_dev != NULL ? gpu_dev->bus_id : "CPU threads",
+                  gpunetio_nic_handler_name(gqp->nic_handler), gqp->desc.sq_wqe_num,
+                  qp->layout.gpu ? "GPU" : "host", cq_sq->cqn, gqp->desc.cq_sq.cqe_num,
+                  cq_sq->collapsed ? " (collapsed)" : "");
+    *qp_out = gqp;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev, struct doca_gpu_verbs_qp *qp)
+{
+    if (qp == NULL) {
+        DOCA_LOG_ERR("qp is NULL: pass what doca_gpu_verbs_export_qp() gave");
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (gpu_dev != qp->gpu) {
+        DOCA_LOG_ERR("QP 0x%x was exported with GPU context %p, not %p", qp->qp->qpn,
+                     (void *)qp->gpu, (void *)gpu_dev);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    export_release(qp);
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_gpu_verbs_get_qp_dev(struct doca_gpu_verbs_qp *qp,
+                                       struct doca_gpu_dev_verbs_qp **qp_gpu)
+{
+    if (qp == NULL || qp_gpu == NULL) {
+        DOCA_LOG_ERR("qp (%p) and qp_gpu (%p) must not be NULL", (void *)qp, (void *)qp_gpu);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    *qp_gpu = qp->dev;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_gpu_verbs_get_nic_handler(const struct doca_gpu_verbs_qp *qp,
+                                            enum doca_gpu_dev_verbs_nic_handler *nic_handler)
+{
+    if (qp == NULL || nic_handler == NULL) {
+        DOCA_LOG_ERR("qp (%p) and nic_handler (%p) must not be NULL", (const void *)qp,
+                     (void *)nic_handler);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    *nic_handler = qp->nic_handler;
+    return DOCA_SUCCESS;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An exported QP (export.c) and its CPU proxy (proxy.c).
+ *
+ * Two views of one send queue are kept:
+ * - desc: the data-path descriptor as built, with the addresses the
+ *   executing processor uses (GPU addresses for a kernel, host addresses for
+ *   CPU threads); copied to `dev` (GPU memory, or host memory for CPU
+ *   execution), where the data path keeps its counters;
+ * - host_view: the same queue as the CPU proxy reaches it (host addresses of
+ *   the doorbell record and the UAR register), rung with the same core
+ *   function the data path uses (gdaki_sq_ring).
+ */
+#ifndef GPUNETIO_QP_H
+#define GPUNETIO_QP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/cuda_driver.h"
+#include "doca_gpunetio.h"
+#include "doca_gpunetio_verbs_def.h"
+#include "verbs/verbs_internal.h"
+
+/* Host memory of the QP mapped for the GPU, unmapped at unexport. */
+#define GPUNETIO_QP_MAPS 5
+
+struct doca_gpu_verbs_qp {
+    doca_gpu_t *gpu; /* NULL: exported for CPU threads */
+    doca_verbs_qp_t *qp;
+    doca_verbs_cq_t *cq;
+    enum doca_gpu_dev_verbs_nic_handler nic_handler; /* resolved */
+    enum doca_gpu_verbs_send_dbr_mode_ext dbr_mode;
+    struct doca_gpu_dev_verbs_qp desc;
+    struct doca_gpu_dev_verbs_qp *dev;
+    core_cu_stream stream; /* reads of dev while kernels run (GPU export) */
+    void *maps[GPUNETIO_QP_MAPS];
+    int nmaps;
+
+    /* CPU proxy */
+    struct doca_gpu_dev_verbs_qp host_view;
+    uint64_t *proxy_pi;  /* host word the data path publishes its producer index in */
+    uint64_t proxy_last; /* last producer index rung */
+    pthread_mutex_t proxy_lock;
+    pthread_t free_flow; /* CPU_PROXY_FREE_FLOW: the library's proxy thread */
+    bool free_flow_running;
+    atomic_bool free_flow_stop;
+};
+
+/* Copies the descriptor as the data path left it (qp_query.c). */
+doca_error_t gpunetio_qp_read_desc(struct doca_gpu_verbs_qp *gqp,
+                                   struct doca_gpu_dev_verbs_qp *out);
+
+/* Rings the doorbell for what the data path published, if it moved; true if it did. */
+bool gpunetio_proxy_round(struct doca_gpu_verbs_qp *gqp);
+/* CPU_PROXY_FREE_FLOW: start / stop the thread that runs the proxy. */
+doca_error_t gpunetio_free_flow_start(struct doca_gpu_verbs_qp *gqp);
+void gpunetio_free_flow_stop(struct doca_gpu_verbs_qp *gqp);
+
+/*
+ * What NIC handler AUTO stands for, and why (logged, naming `who`): the
+ * doorbell rung by the executing threads when the UAR maps for the GPU (or
+ * for CPU execution), else the CPU proxy, which needs the doorbell record in
+ * host memory (dbr_in_host) unless the QP has none.
+ */
+doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr_mode_ext mode,
+                                   void *uar_reg, bool dbr_in_host, const char *who,
+                                   enum doca_gpu_dev_verbs_nic_handler *out);
+
+/* "GPU_SM_DB", "CPU_PROXY", ... for log lines; "unknown" otherwise. */
+const char *gpunetio_nic_handler_name(uint32_t nic_handler);
+
+#endif /* GPUNETIO_QP_H */
