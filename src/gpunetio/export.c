@@ -340,7 +340,7 @@ static doca_error_t place_desc(struct doca_gpu_verbs_qp *gqp)
     doca_error_t err;
 
     if (gqp->gpu == NULL) {
-        gqp->dev = aligned_alloc(64, sizeof(*gqp->dev));
+        gqp->dev = aligned_alloc(64, verbs_align_up(sizeof(*gqp->dev), 64));
         if (gqp->dev == NULL) {
             DOCA_LOG_ERR("out of memory for the QP descriptor");
             return DOCA_ERROR_NO_MEMORY;

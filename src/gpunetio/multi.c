@@ -46,7 +46,7 @@ doca_error_t doca_gpu_verbs_export_multi_qps_dev(doca_gpu_t *gpu_dev,
     }
     if (err != DOCA_SUCCESS)
         return err;
-    host = aligned_alloc(64, bytes);
+    host = aligned_alloc(64, verbs_align_up(bytes, 64));
     if (host == NULL) {
         DOCA_LOG_ERR("out of memory for %u QP descriptors", num_qps);
         return DOCA_ERROR_NO_MEMORY;

@@ -232,8 +232,14 @@ static void dp_check_returns(const uint8_t *b, bool counters)
                      (unsigned long long)dp_get_be64(b + DP_RET_OFF + 64 + 8 * i));
 }
 
-/* Sharing: every thread's puts landed; the signal counted each thread once. */
-static void dp_check_share(const uint8_t *b, uint32_t threads)
+/* Signals a workload of `threads` threads adds: one per thread, and one per warp in warp scope. */
+static uint32_t dp_signals(enum dp_check what, uint32_t threads)
+{
+    return threads + (what == DP_CHECK_WARP ? threads / DOCA_GPUNETIO_VERBS_WARP_SIZE : 0);
+}
+
+/* Sharing: every thread's puts landed; the signal counted each signal once. */
+static void dp_check_share(const uint8_t *b, enum dp_check what, uint32_t threads)
 {
     int bad = 0;
 
@@ -243,21 +249,24 @@ static void dp_check_share(const uint8_t *b, uint32_t threads)
                 bad += b[DP_SHARE_OFF + ((uint64_t)t * DP_SHARE_PUTS + k) * 64 + j] !=
                        dp_share_pattern(t, k, j);
     DP_CHECK(bad == 0, "%d bytes of %u threads' puts differ", bad, threads);
-    DP_CHECK(dp_get_be64(b + DP_SHARE_SIG_OFF) == threads, "shared signal %llu, expected %u",
-             (unsigned long long)dp_get_be64(b + DP_SHARE_SIG_OFF), threads);
+    DP_CHECK(dp_get_be64(b + DP_SHARE_SIG_OFF) == dp_signals(what, threads),
+             "shared signal %llu, expected %u",
+             (unsigned long long)dp_get_be64(b + DP_SHARE_SIG_OFF), dp_signals(what, threads));
 }
 
-/* Each thread's signal returned a distinct count below `threads`. */
-static void dp_check_share_returns(const uint8_t *b, uint32_t threads)
+/* Each signal returned a distinct count below the number of signals. */
+static void dp_check_share_returns(const uint8_t *b, enum dp_check what, uint32_t threads)
 {
-    uint8_t seen[DP_SHARE_MAX_THR] = {0};
+    uint32_t n = dp_signals(what, threads);
+    uint8_t seen[DP_SHARE_MAX_THR + DP_SHARE_MAX_THR / DOCA_GPUNETIO_VERBS_WARP_SIZE] = {0};
 
-    for (uint32_t t = 0; t < threads; t++) {
-        uint64_t v = dp_get_be64(b + DP_SHARE_RET_OFF + 8 * t);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t slot = i < threads ? i : DP_SHARE_MAX_THR + (i - threads);
+        uint64_t v = dp_get_be64(b + DP_SHARE_RET_OFF + 8 * slot);
 
-        DP_CHECK(v < threads && !seen[v], "thread %u's signal returned %llu", t,
-                 (unsigned long long)v);
-        if (v < threads)
+        DP_CHECK(v < n && !seen[v], "signal %u returned %llu (of %u signals)", i,
+                 (unsigned long long)v, n);
+        if (v < n)
             seen[v] = 1;
     }
 }
@@ -283,7 +292,7 @@ static void dp_responder(struct dp_side *s)
         break;
     case DP_CHECK_SHARE:
     case DP_CHECK_WARP:
-        dp_check_share(s->buf, rq.threads);
+        dp_check_share(s->buf, (enum dp_check)rq.what, rq.threads);
         break;
     default:
         dp_check_error(s->buf);
@@ -382,7 +391,7 @@ int dp_finish(struct dp_side *s, enum dp_check what, uint32_t threads, bool coun
     if (what == DP_CHECK_OPS)
         dp_check_returns(s->buf, counters);
     else if (what == DP_CHECK_SHARE || what == DP_CHECK_WARP)
-        dp_check_share_returns(s->buf, threads);
+        dp_check_share_returns(s->buf, what, threads);
     for (int i = 0; i < s->nqps; i++) {
         if (s->hl[i] != NULL) {
             DP_CHECK(doca_gpu_verbs_destroy_qp_hl(s->hl[i]) == DOCA_SUCCESS, "destroy_qp_hl");

@@ -14,7 +14,7 @@
 #include "doca_gpunetio_verbs_def.h"
 #include "gdaki_platform.h"
 
-#define DP_BUF_SIZE (2u << 20) /* each side's registered buffer */
+#define DP_BUF_SIZE (4u << 20) /* each side's registered buffer */
 
 /* Puts of these sizes (0 is a NOP), each in its own 128 KiB region. */
 #define DP_PUT_SIZES             \
@@ -36,12 +36,16 @@
 #define DP_RET_OFF     0xf0000u /* requester: where returned values land (8 bytes each) */
 #define DP_DUMP_OFF    0xf8000u /* requester: the byte dumps gather */
 
-/* Sharing workload: per thread DP_SHARE_PUTS puts of 64 bytes, then one signal. */
+/*
+ * Sharing workload: per thread DP_SHARE_PUTS puts of 64 bytes (1 MiB for
+ * the most threads), then one signal. The warp workload adds one signal
+ * per warp, whose return value lands after the threads'.
+ */
 #define DP_SHARE_OFF     0x100000u
 #define DP_SHARE_PUTS    64
 #define DP_SHARE_MAX_THR 256
-#define DP_SHARE_SIG_OFF 0x1ff000u
-#define DP_SHARE_RET_OFF 0x1fe000u /* requester: each thread's signal return value */
+#define DP_SHARE_SIG_OFF 0x3ff000u
+#define DP_SHARE_RET_OFF 0x3fe000u /* requester: each thread's (then each warp's) signal return */
 
 /* Initial remote values and the operations applied to them. */
 #define DP_A32_FA_INIT 10u
