@@ -55,16 +55,6 @@ GDAKI_INLINE void gdaki_fence(enum doca_gpu_dev_verbs_sync_scope scope)
 #endif
 }
 
-/* The scope of the atomics on a QP's counters in a sharing mode. */
-GDAKI_INLINE enum doca_gpu_dev_verbs_sync_scope
-gdaki_rsm_scope(enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
-{
-    return rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_CTA ? DOCA_GPUNETIO_VERBS_SYNC_SCOPE_CTA
-           : rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU
-                   ? DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU
-                   : DOCA_GPUNETIO_VERBS_SYNC_SCOPE_THREAD;
-}
-
 /* Relaxed atomic add of a 64-bit counter, at the scope of a sharing mode; returns the old value. */
 GDAKI_INLINE uint64_t gdaki_atomic_add_u64(uint64_t *p, uint64_t v,
                                            enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
@@ -81,21 +71,6 @@ GDAKI_INLINE uint64_t gdaki_atomic_add_u64(uint64_t *p, uint64_t v,
     return atomicAdd((unsigned long long *)p, (unsigned long long)v);
 #else
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-#endif
-}
-
-/* Raises *p to v if it is below (relaxed, GPU or system scope); returns the old value. */
-GDAKI_INLINE uint64_t gdaki_atomic_max_u64(uint64_t *p, uint64_t v)
-{
-#if GDAKI_ON_GPU
-    return atomicMax((unsigned long long *)p, (unsigned long long)v);
-#else
-    uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
-
-    while (old < v &&
-           !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
-    return old;
 #endif
 }
 

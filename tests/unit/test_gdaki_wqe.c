@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data-path core's WQE builders (include/device/gdaki_verbs_wqe.h) and
+ * doorbell values (gdaki_verbs_sq.h), byte for byte against WQEs assembled
+ * with rdma-core's mlx5dv.h builders; the DOCA enumerator values against
+ * the numbers DOCA gives them; the completion matcher against hand-made
+ * CQEs (in order, later laps, stale entries, errors, collapsed CQs).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <endian.h>
+#include <cmocka.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include "gdaki_verbs.h"
+
+#define QPN 0x1234u
+
+/* A QP descriptor over a ring of 16 basic blocks, for the builders. */
+struct fx {
+    struct doca_gpu_dev_verbs_qp qp;
+    uint8_t ring[16 * 64] __attribute__((aligned(64)));
+    uint8_t cqes[16 * 64] __attribute__((aligned(64)));
+};
+
+static void fx_init(struct fx *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->qp.sq_wqe_daddr = f->ring;
+    f->qp.sq_wqe_num = 16;
+    f->qp.sq_wqe_mask = 15;
+    f->qp.sq_num = QPN;
+    f->qp.sq_num_shift8_be = htobe32(QPN << 8);
+    f->qp.cq_sq.cqe_daddr = f->cqes;
+    f->qp.cq_sq.cqe_num = 16;
+    f->qp.cq_sq.cqe_mask = 15;
+    memset(f->cqes, 0xff, sizeof(f->cqes)); /* opcode INVALID everywhere */
+}
+
+/* The reference WQE: ctrl by mlx5dv_set_ctrl_seg, the rest by hand or mlx5dv builders. */
+static void ref_ctrl(uint8_t *wqe, uint16_t idx, uint8_t opcode, uint8_t opmod, uint8_t ds,
+                     uint8_t fm_ce_se, uint32_t imm_be)
+{
+    memset(wqe, 0, 64);
+    mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)wqe, idx, opcode, opmod, QPN, fm_ce_se, ds, 0,
+                        imm_be);
+}
+
+static void ref_raddr(uint8_t *seg, uint64_t raddr, uint32_t rkey)
+{
+    struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)seg;
+
+    r->raddr = htobe64(raddr);
+    r->rkey = htobe32(rkey);
+}
+
+static void test_rdma_write_read_imm(void **state)
+{
+    struct fx f;
+    uint8_t ref[64];
+    const uint8_t ops[] = {MLX5_OPCODE_RDMA_WRITE, MLX5_OPCODE_RDMA_WRITE_IMM,
+                           MLX5_OPCODE_RDMA_READ};
+
+    (void)state;
+    fx_init(&f);
+    for (unsigned int i = 0; i < sizeof(ops); i++) {
+        uint64_t idx = 0x10005 + i; /* slot 5 + i; index field keeps the low 16 bits */
+        uint32_t imm = ops[i] == MLX5_OPCODE_RDMA_WRITE_IMM ? htobe32(0xc0ffee) : 0;
+
+        gdaki_wqe_rdma(&f.qp, gdaki_wqe_ptr(&f.qp, idx), idx, ops[i], MLX5_WQE_CTRL_CQ_UPDATE, imm,
+                       0x1122334455667788ull, htobe32(0xabcd), 0x99aabbccddeeff00ull,
+                       htobe32(0x4321), 4096);
+        ref_ctrl(ref, (uint16_t)idx, ops[i], 0, 3, MLX5_WQE_CTRL_CQ_UPDATE, imm);
+        ref_raddr(ref + 16, 0x1122334455667788ull, 0xabcd);
+        mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 32), 4096, 0x4321,
+                            0x99aabbccddeeff00ull);
+        assert_memory_equal(f.ring + (5 + i) * 64, ref, 64);
+    }
+}
+
+static void test_nop_inline_dump_wait(void **state)
+{
+    struct fx f;
+    uint8_t ref[64];
+    uint64_t value = 0x0102030405060708ull;
+    struct mlx5_wqe_data_seg *d;
+
+    (void)state;
+    fx_init(&f);
+    gdaki_wqe_nop(&f.qp, gdaki_wqe_ptr(&f.qp, 0), 0, MLX5_WQE_CTRL_CQ_UPDATE);
+    ref_ctrl(ref, 0, MLX5_OPCODE_NOP, 0, 1, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    assert_memory_equal(f.ring, ref, 64);
+
+    /* Inline: ctrl, raddr, byte count with the inline bit, the bytes; 3 DS for 8 bytes. */
+    gdaki_wqe_write_inl(&f.qp, gdaki_wqe_ptr(&f.qp, 1), 1, MLX5_WQE_CTRL_CQ_UPDATE, 0x1000,
+                        htobe32(7), &value, 8);
+    ref_ctrl(ref, 1, MLX5_OPCODE_RDMA_WRITE, 0, 3, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x1000, 7);
+    *(uint32_t *)(void *)(ref + 32) = htobe32(8 | MLX5_INLINE_SEG);
+    memcpy(ref + 36, &value, 8);
+    assert_memory_equal(f.ring + 64, ref, 64);
+    /* 28 bytes, the most one basic block carries: 4 DS. */
+    gdaki_wqe_write_inl(&f.qp, gdaki_wqe_ptr(&f.qp, 2), 2, 0, 0x1000, htobe32(7), f.cqes, 28);
+    assert_int_equal(f.ring[2 * 64 + 7], 4);
+
+    gdaki_wqe_dump(&f.qp, gdaki_wqe_ptr(&f.qp, 3), 3, MLX5_WQE_CTRL_CQ_UPDATE, 0x2000, htobe32(9),
+                   1);
+    ref_ctrl(ref, 3, 0x23, 0, 2, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    d = (struct mlx5_wqe_data_seg *)(ref + 16);
+    mlx5dv_set_data_seg(d, 1, 9, 0x2000);
+    assert_memory_equal(f.ring + 3 * 64, ref, 64);
+
+    /* WAIT: 8 reserved bytes, then max_index (24 bits kept) and the CQ number. */
+    gdaki_wqe_wait(&f.qp, gdaki_wqe_ptr(&f.qp, 4), 4, MLX5_WQE_CTRL_CQ_UPDATE, 0x77, 0x1abcdef);
+    ref_ctrl(ref, 4, 0x0f, 0, 2, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    *(uint32_t *)(void *)(ref + 24) = htobe32(0xabcdef);
+    *(uint32_t *)(void *)(ref + 28) = htobe32(0x77);
+    assert_memory_equal(f.ring + 4 * 64, ref, 64);
+}
+
+static void test_atomics(void **state)
+{
+    struct fx f;
+    uint8_t ref[64];
+    uint32_t masked[4];
+
+    (void)state;
+    fx_init(&f);
+    gdaki_wqe_atomic(&f.qp, gdaki_wqe_ptr(&f.qp, 6), 6, MLX5_OPCODE_ATOMIC_CS,
+                     MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), 777, 100);
+    ref_ctrl(ref, 6, MLX5_OPCODE_ATOMIC_CS, 0, 4, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    ((struct mlx5_wqe_atomic_seg *)(void *)(ref + 32))->swap_add = htobe64(777);
+    ((struct mlx5_wqe_atomic_seg *)(void *)(ref + 32))->compare = htobe64(100);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 8, 4, 0x9000);
+    assert_memory_equal(f.ring + 6 * 64, ref, 64);
+
+    /* 4-byte masked compare-swap: opmod 0x08, swap, compare, swap mask, compare mask. */
+    gdaki_wqe_atomic32(&f.qp, gdaki_wqe_ptr(&f.qp, 7), 7, MLX5_OPCODE_ATOMIC_MASKED_CS,
+                       MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), 0xaabbccdd,
+                       0x11223344, 0xffff, 0xffffffff);
+    ref_ctrl(ref, 7, MLX5_OPCODE_ATOMIC_MASKED_CS, 0x08, 4, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    masked[0] = htobe32(0xaabbccdd);
+    masked[1] = htobe32(0x11223344);
+    masked[2] = htobe32(0xffff);
+    masked[3] = htobe32(0xffffffff);
+    memcpy(ref + 32, masked, 16);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 4, 4, 0x9000);
+    assert_memory_equal(f.ring + 7 * 64, ref, 64);
+
+    /* 4-byte masked fetch-add: add, field boundary, 8 reserved bytes. */
+    gdaki_wqe_atomic32(&f.qp, gdaki_wqe_ptr(&f.qp, 8), 8, MLX5_OPCODE_ATOMIC_MASKED_FA, 0, 0x8000,
+                       htobe32(3), 0x9000, htobe32(4), 5, 0x80, 0, 0);
+    ref_ctrl(ref, 8, MLX5_OPCODE_ATOMIC_MASKED_FA, 0x08, 4, 0, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    masked[0] = htobe32(5);
+    masked[1] = htobe32(0x80);
+    memcpy(ref + 32, masked, 8);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 4, 4, 0x9000);
+    assert_memory_equal(f.ring + 8 * 64, ref, 64);
+}
+
+/* The doorbell: the QP number and the producer index in a control segment's first 8 bytes. */
+static void test_doorbell_value(void **state)
+{
+    struct fx f;
+    uint64_t db;
+    uint8_t ref[16];
+
+    (void)state;
+    fx_init(&f);
+    db = gdaki_sq_db_value(&f.qp, 0x12345);
+    memset(ref, 0, sizeof(ref));
+    mlx5dv_set_ctrl_seg((struct mlx5_wqe_ctrl_seg *)ref, 0x2345, 0, 0, QPN, 0, 0, 0, 0);
+    assert_memory_equal(&db, ref, 8);
+}
+
+/* Writes a CQE for WQE counter `counter` with `opcode` at entry `slot`. */
+static void put_cqe(struct fx *f, uint32_t slot, uint16_t counter, uint8_t opcode, uint8_t synd)
+{
+    struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)(void *)(f->cqes + slot * 64);
+
+    memset(c, 0, sizeof(*c));
+    c->wqe_counter = htobe16(counter);
+    if (opcode == MLX5_CQE_REQ_ERR)
+        ((struct mlx5_err_cqe *)c)->syndrome = synd;
+    c->op_own = (uint8_t)(opcode << 4);
+}
+
+static void test_completion_matching(void **state)
+{
+    struct fx f;
+    struct doca_gpu_dev_verbs_cq *cq = &f.qp.cq_sq;
+
+    (void)state;
+    fx_init(&f);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 3), EBUSY); /* nothing written yet */
+    put_cqe(&f, 3, 3, MLX5_CQE_REQ, 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 3), 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 3 + 16), EBUSY); /* the same slot a lap later */
+    put_cqe(&f, 3, 3 + 16, MLX5_CQE_REQ, 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 3 + 16), 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 3), 0); /* overwritten by a later completion */
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 3 + 32), EBUSY);
+    /* Across the 16-bit counter's wrap. */
+    put_cqe(&f, 15, 0xffff, MLX5_CQE_REQ, 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 0xffff), 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 0x1000f), EBUSY); /* 16 WQEs on: counter 0x000f */
+    put_cqe(&f, 15, 0x000f, MLX5_CQE_REQ, 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 0x1000f), 0);
+    /* An error: -EIO, recorded once with its syndrome and WQE. */
+    put_cqe(&f, 4, 4, MLX5_CQE_REQ_ERR, 0x13);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 4), -EIO);
+    assert_int_equal(cq->err.has_error, 1);
+    assert_int_equal(cq->err.syndrome, 0x13);
+    assert_int_equal(cq->err.wqe_counter, 4);
+    put_cqe(&f, 5, 5, MLX5_CQE_REQ_ERR, 0x05);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 5), -EIO);
+    assert_int_equal(cq->err.syndrome, 0x13); /* the first error stays */
+    /* Collapsed: every completion in entry 0. */
+    fx_init(&f);
+    cq->collapsed = 1;
+    put_cqe(&f, 0, 41, MLX5_CQE_REQ, 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 40), 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 41), 0);
+    assert_int_equal(gdaki_cq_poll_one_at(cq, 42), EBUSY);
+}
+
+/* Slot reuse waits for the completion of the slot's previous WQE. */
+static void test_reserve_waits_for_slot(void **state)
+{
+    struct fx f;
+
+    (void)state;
+    fx_init(&f);
+    f.qp.sq_rsvd_index = 20; /* the next reservation is slots 20..21: WQEs 4 and 5 held them */
+    put_cqe(&f, 5, 5, MLX5_CQE_REQ, 0);
+    assert_int_equal(gdaki_sq_reserve(&f.qp, 2, DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU, 0),
+                     20);
+    assert_int_equal(f.qp.sq_rsvd_index, 22);
+    /* Without the availability check nothing is waited for. */
+    assert_int_equal(gdaki_sq_reserve(&f.qp, 100,
+                                      DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE,
+                                      DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_SKIP_AVAILABILITY_CHECK),
+                     22);
+}
+
+static void test_doca_values(void **state)
+{
+    (void)state;
+    assert_int_equal(DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, 0);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY, 1);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB, 2);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF, 6);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR, 10);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW, 17);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU, 2);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_THREAD, 3);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_MCST_ENABLED, 1);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_CPU_PROXY_UPDATE_PI, 8);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED, 2);
+    assert_int_equal(DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE, MLX5_WQE_CTRL_CQ_UPDATE);
+    /* DOCA's FENCE is fence mode 2; rdma-core's MLX5_WQE_CTRL_FENCE is mode 4 (small and fence). */
+    assert_int_equal(DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FENCE, PRM_WQE_CTRL_FM_FENCE);
+    assert_int_equal(DOCA_GPUNETIO_IB_MLX5_OPCODE_ATOMIC_MASKED_FA, MLX5_OPCODE_ATOMIC_MASKED_FA);
+    assert_int_equal(DOCA_GPUNETIO_VERSION, 0x020000);
+    assert_int_equal(sizeof(struct doca_gpu_dev_verbs_wqe), 64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_rdma_write_read_imm),
+            cmocka_unit_test(test_nop_inline_dump_wait),
+            cmocka_unit_test(test_atomics),
+            cmocka_unit_test(test_doorbell_value),
+            cmocka_unit_test(test_completion_matching),
+            cmocka_unit_test(test_reserve_waits_for_slot),
+            cmocka_unit_test(test_doca_values),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
