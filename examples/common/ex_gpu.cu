@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "ex_gpu.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "ex_common.h"
+
+/* Logs a failed CUDA call; returns -1 (0 when it succeeded). */
+static int ex_cuda_check(cudaError_t rc, const char *what)
+{
+    if (rc == cudaSuccess)
+        return 0;
+    EX_ERR("%s: %s (%s)", what, cudaGetErrorString(rc), cudaGetErrorName(rc));
+    return -1;
+}
+
+extern "C" bool ex_gpu_built(void)
+{
+    return true;
+}
+
+extern "C" int ex_gpu_count(char *first_bus_id, size_t bus_len, char *why, size_t why_len)
+{
+    int count = 0;
+    cudaError_t rc = cudaGetDeviceCount(&count);
+
+    if (rc != cudaSuccess || count == 0) {
+        snprintf(why, why_len, "%s",
+                 rc != cudaSuccess ? cudaGetErrorString(rc) : "the CUDA driver lists no device");
+        return 0;
+    }
+    rc = cudaDeviceGetPCIBusId(first_bus_id, (int)bus_len, 0);
+    if (rc != cudaSuccess) {
+        snprintf(why, why_len, "cannot read the bus id of GPU 0: %s", cudaGetErrorString(rc));
+        return 0;
+    }
+    return count;
+}
+
+extern "C" int ex_gpu_select(const char *bus_id)
+{
+    int dev = -1;
+
+    if (ex_cuda_check(cudaDeviceGetByPCIBusId(&dev, bus_id), "no CUDA device at this bus id") ||
+        ex_cuda_check(cudaSetDevice(dev), "cudaSetDevice") ||
+        ex_cuda_check(cudaFree(0), "creating the CUDA context"))
+        return -1;
+    EX_INFO("CUDA device %d at %s", dev, bus_id);
+    return 0;
+}
+
+extern "C" int ex_gpu_stream_create(void **stream)
+{
+    cudaStream_t s;
+
+    if (ex_cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"))
+        return -1;
+    *stream = s;
+    return 0;
+}
+
+extern "C" void ex_gpu_stream_destroy(void *stream)
+{
+    if (stream != NULL)
+        cudaStreamDestroy((cudaStream_t)stream);
+}
+
+extern "C" int ex_gpu_memcpy_to_gpu(void *dst_gpu, const void *src, size_t len)
+{
+    return ex_cuda_check(cudaMemcpy(dst_gpu, src, len, cudaMemcpyHostToDevice),
+                         "cudaMemcpy to the GPU");
+}
+
+extern "C" int ex_gpu_memcpy_from_gpu(void *dst, const void *src_gpu, size_t len)
+{
+    return ex_cuda_check(cudaMemcpy(dst, src_gpu, len, cudaMemcpyDeviceToHost),
+                         "cudaMemcpy from the GPU");
+}
+
+extern "C" int ex_gpu_memset(void *dst_gpu, int value, size_t len)
+{
+    /* Done before returning: the NIC may write the buffer as soon as it is registered. */
+    if (ex_cuda_check(cudaMemset(dst_gpu, value, len), "cudaMemset"))
+        return -1;
+    return ex_cuda_check(cudaDeviceSynchronize(), "cudaMemset");
+}

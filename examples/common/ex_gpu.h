@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CUDA runtime calls the examples' host code makes, behind a C
+ * interface (ex_gpu.cu; ex_gpu_none.c in a build without CUDA, where every
+ * call fails saying so). Streams are passed as void *.
+ */
+#ifndef EX_GPU_H
+#define EX_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whether this build has CUDA at all. */
+bool ex_gpu_built(void);
+
+/*
+ * How many CUDA devices can be used; the bus id of the first ("0000:8A:00.0")
+ * in first_bus_id. 0 with the reason in why where none can.
+ */
+int ex_gpu_count(char *first_bus_id, size_t bus_len, char *why, size_t why_len);
+
+/* Makes the GPU at bus_id the calling thread's device and creates its context; 0 on success. */
+int ex_gpu_select(const char *bus_id);
+
+/* A stream that never waits for the legacy default stream (cudaStreamNonBlocking). */
+int ex_gpu_stream_create(void **stream);
+void ex_gpu_stream_destroy(void *stream);
+
+int ex_gpu_memcpy_to_gpu(void *dst_gpu, const void *src, size_t len);
+int ex_gpu_memcpy_from_gpu(void *dst, const void *src_gpu, size_t len);
+int ex_gpu_memset(void *dst_gpu, int value, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EX_GPU_H */

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpunetio_verbs_put_bw: an ib_write_bw-like benchmark of the high-level
+ * put. The client runs, for each message size, `iterations` RDMA writes
+ * into the server's buffer of that size, from a CUDA kernel of 512 threads
+ * in 2 blocks sharing one QP (or, with --exec cpu, from PUT_BW_CPU_THREADS
+ * CPU threads sharing it), and prints bandwidth, message rate and time.
+ * The server launches nothing: once the client reports that all its runs
+ * have completed it checks every byte the puts wrote.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ex_common.h"
+#include "ex_gpu.h"
+#include "ex_oob.h"
+#include "ex_verbs.h"
+#include "gdaki_verbs.h"
+#include "put_bw.h"
+
+static const struct ex_info put_bw_info = {
+        .name = "gpunetio_verbs_put_bw",
+        .id = 1,
+        .has_exec_scope = true,
+        .handlers = (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO) |
+                    (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY) |
+                    (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB) |
+                    (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF) |
+                    (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR) |
+                    (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW),
+};
+
+/* ---- Pattern -------------------------------------------------------------------------------- */
+
+static void put_bw_fill(uint8_t *buf, int size_idx, uint32_t slots)
+{
+    size_t size = put_bw_size(size_idx);
+
+    for (uint32_t s = 0; s < slots; s++) {
+        uint8_t *p = buf + (size_t)s * size;
+        uint32_t v = put_bw_pattern_start(size_idx, s);
+
+        for (size_t o = 0; o < size; o++) {
+            p[o] = (uint8_t)(v + 1);
+            v = v == 254 ? 0 : v + 1;
+        }
+    }
+}
+
+/* The first byte of buf that differs from the pattern: its offset, or -1 if none. */
+static long long put_bw_first_bad(const uint8_t *buf, int size_idx, uint32_t slots)
+{
+    size_t size = put_bw_size(size_idx);
+
+    for (uint32_t s = 0; s < slots; s++) {
+        const uint8_t *p = buf + (size_t)s * size;
+        uint32_t v = put_bw_pattern_start(size_idx, s);
+
+        for (size_t o = 0; o < size; o++) {
+            if (p[o] != (uint8_t)(v + 1))
+                return (long long)((size_t)s * size + o);
+            v = v == 254 ? 0 : v + 1;
+        }
+    }
+    return -1;
+}
+
+/* The pattern byte at offset pos of size number size_idx's buffer. */
+static uint8_t put_bw_expected(int size_idx, size_t pos)
+{
+    size_t size = put_bw_size(size_idx);
+    uint32_t slot = (uint32_t)(pos / size);
+
+    return (uint8_t)((put_bw_pattern_start(size_idx, slot) + pos % size) % 255 + 1);
+}
+
+/* ---- Server --------------------------------------------------------------------------------- */
+
+/* Checks every slot of every size's buffer; logs the first bad byte. 0 when all are right. */
+static int put_bw_validate(struct ex_buf *bufs, uint32_t iterations)
+{
+    uint8_t *staging = NULL;
+    int rc = 0;
+
+    for (int i = 0; i < PUT_BW_NUM_SIZES && rc == 0; i++) {
+        uint32_t slots = put_bw_slots(iterations, put_bw_size(i));
+        const uint8_t *data = bufs[i].addr;
+        long long bad;
+
+        if (bufs[i].gpu) {
+            /* GPU memory: validated from a copy. */
+            if (staging == NULL && (staging = malloc(PUT_BW_BUF_CAP)) == NULL) {
+                EX_ERR("out of memory for the validation copy");
+                return -1;
+            }
+            if (ex_gpu_memcpy_from_gpu(staging, bufs[i].addr, bufs[i].len) != 0) {
+                free(staging);
+                return -1;
+            }
+            data = staging;
+        }
+        bad = put_bw_first_bad(data, i, slots);
+        if (bad >= 0) {
+            EX_ERR("Validation error: buffer %d (%zu-byte messages) pos %lld has invalid data "
+                   "0x%02x, expected 0x%02x",
+                   i, put_bw_size(i), bad, data[bad], put_bw_expected(i, (size_t)bad));
+            rc = -1;
+        }
+    }
+    free(staging);
+    return rc;
+}
+
+static int put_bw_server(const struct ex_args *a)
+{
+    struct ex_buf bufs[PUT_BW_NUM_SIZES];
+    struct ex_remote_buf remote[PUT_BW_NUM_SIZES];
+    struct ex_qp_info mine, peer;
+    struct ex_ctx c;
+    uint32_t code = 0;
+    int fd = -1;
+    int ret = -1;
+    int rc;
+
+    memset(bufs, 0, sizeof(bufs));
+    memset(&c, 0, sizeof(c));
+    if (ex_oob_server(a->port, &fd) != EX_OOB_OK ||
+        ex_oob_hello(fd, &put_bw_info, a->iterations) != EX_OOB_OK)
+        goto out;
+    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0)
+        goto out;
+    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
+        size_t len = put_bw_size(i) * put_bw_slots(a->iterations, put_bw_size(i));
+
+        if (ex_buf_create(&c, len,
+                          IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+                          &bufs[i]) != 0)
+            goto out;
+        remote[i] = ex_buf_remote(&bufs[i]);
+    }
+    EX_INFO("%d target buffers registered in %s memory", PUT_BW_NUM_SIZES,
+            c.gpu != NULL ? "GPU" : "host");
+    if (ex_oob_send_bufs(fd, remote, PUT_BW_NUM_SIZES) != EX_OOB_OK ||
+        ex_ctx_qp_info(&c, &mine) != 0 || ex_oob_exchange_qp(fd, &mine, &peer) != EX_OOB_OK ||
+        ex_ctx_connect(&c, &peer) != 0 || ex_oob_barrier(fd) != EX_OOB_OK)
+        goto out;
+
+    EX_INFO("waiting for the client to report that all its runs completed");
+    rc = ex_oob_recv_code(fd, &code);
+    if (rc == EX_OOB_CLOSED) {
+        EX_ERR("the client closed the connection before reporting that all runs completed: "
+               "data not validated");
+        goto out;
+    }
+    if (rc == EX_OOB_SIGNAL) {
+        EX_ERR("stopped by signal %d before the client reported: data not validated",
+               (int)ex_signal);
+        goto out;
+    }
+    if (rc != EX_OOB_OK || code != EX_OOB_CODE_RUNS_DONE) {
+        EX_ERR("unexpected message 0x%08x from the client: data not validated", code);
+        goto out;
+    }
+    EX_INFO("the client reports all runs completed: validating");
+    if (put_bw_validate(bufs, a->iterations) == 0) {
+        EX_WARN("Validation successful! Data received correctly from client.");
+        ret = 0;
+    }
+    ex_oob_send_code(fd, ret == 0 ? EX_OOB_CODE_VALID_OK : EX_OOB_CODE_VALID_FAIL);
+out:
+    for (int i = 0; i < PUT_BW_NUM_SIZES; i++)
+        ex_buf_destroy(&c, &bufs[i]);
+    ex_ctx_close(&c);
+    if (fd >= 0)
+        close(fd);
+    return ret;
+}
+
+/* ---- Client, CPU execution ------------------------------------------------------------------ */
+
+struct put_bw_cpu {
+    struct doca_gpu_dev_verbs_qp *qp;
+    struct put_bw_job job;
+    pthread_barrier_t start;
+};
+
+struct put_bw_cpu_thread {
+    struct put_bw_cpu *run;
+    uint32_t index;
+    pthread_t th;
+    int status;
+};
+
+/* Thread index of PUT_BW_CPU_THREADS: puts index, index + N, ..., then waits for its last. */
+static void *put_bw_cpu_main(void *arg)
+{
+    struct put_bw_cpu_thread *t = arg;
+    const struct put_bw_job *j = &t->run->job;
+    uint64_t ticket = 0;
+    bool posted = false;
+
+    pthread_barrier_wait(&t->run->start);
+    for (uint32_t k = t->index; k < j->iterations; k += PUT_BW_CPU_THREADS) {
+        uint64_t off = (uint64_t)(k % j->slots) * j->size;
+        struct doca_gpu_dev_verbs_addr raddr = {j->raddr + off, j->rkey_be};
+        struct doca_gpu_dev_verbs_addr laddr = {j->laddr + off, j->lkey_be};
+
+        ticket = gdaki_put(
+                t->run->qp, raddr, laddr, j->size, DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
+                DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT);
+        posted = true;
+    }
+    t->status = posted ? gdaki_wait(t->run->qp, ticket) : 0;
+    return NULL;
+}
+
+static int put_bw_cpu_run(struct doca_gpu_dev_verbs_qp *qp, const struct put_bw_job *job,
+                          double *elapsed_us)
+{
+    struct put_bw_cpu run = {.qp = qp, .job = *job};
+    struct put_bw_cpu_thread threads[PUT_BW_CPU_THREADS];
+    uint32_t started = 0;
+    uint64_t t0, t1;
+    int ret = 0;
+
+    pthread_barrier_init(&run.start, NULL, PUT_BW_CPU_THREADS + 1);
+    for (uint32_t i = 0; i < PUT_BW_CPU_THREADS; i++) {
+        threads[i] = (struct put_bw_cpu_thread){.run = &run, .index = i};
+        if (pthread_create(&threads[i].th, NULL, put_bw_cpu_main, &threads[i]) != 0) {
+            EX_ERR("cannot start CPU thread %u: %s", i, strerror(errno));
+            /* Nothing runs without the barrier: the missing threads will never be waited for. */
+            exit(EXIT_FAILURE);
+        }
+        started++;
+    }
+    pthread_barrier_wait(&run.start);
+    t0 = ex_now_ns();
+    for (uint32_t i = 0; i < started; i++) {
+        pthread_join(threads[i].th, NULL);
+        if (threads[i].status != 0)
+            ret = -1;
+    }
+    t1 = ex_now_ns();
+    pthread_barrier_destroy(&run.start);
+    if (ret != 0)
+        EX_ERR("a put of %llu bytes completed in error", (unsigned long long)job->size);
+    *elapsed_us = (double)(t1 - t0) / 1000.0;
+    return ret;
+}
+
+/* ---- Client --------------------------------------------------------------------------------- */
+
+/* The client's source buffers, filled with the pattern the server checks. */
+static int put_bw_sources(struct ex_ctx *c, uint32_t iterations, struct ex_buf *bufs)
+{
+    uint8_t *staging = NULL;
+
+    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
+        uint32_t slots = put_bw_slots(iterations, put_bw_size(i));
+
+        if (ex_buf_create(c, put_bw_size(i) * slots, IBV_ACCESS_LOCAL_WRITE, &bufs[i]) != 0)
+            goto fail;
+        if (!bufs[i].gpu) {
+            put_bw_fill(bufs[i].addr, i, slots);
+            continue;
+        }
+        if (staging == NULL && (staging = malloc(PUT_BW_BUF_CAP)) == NULL) {
+            EX_ERR("out of memory for the pattern");
+            goto fail;
+        }
+        put_bw_fill(staging, i, slots);
+        if (ex_gpu_memcpy_to_gpu(bufs[i].addr, staging, bufs[i].len) != 0)
+            goto fail;
+    }
+    free(staging);
+    return 0;
+fail:
+    free(staging);
+    return -1;
+}
+
+static int put_bw_client(const struct ex_args *a)
+{
+    struct ex_buf bufs[PUT_BW_NUM_SIZES];
+    struct ex_remote_buf remote[PUT_BW_NUM_SIZES];
+    struct ex_qp_info mine, peer;
+    struct ex_ctx c;
+    void *stream = NULL;
+    uint32_t code = 0;
+    int fd = -1;
+    int ret = -1;
+
+    memset(bufs, 0, sizeof(bufs));
+    memset(&c, 0, sizeof(c));
+    if (ex_oob_client(a->server_ip, a->port, &fd) != EX_OOB_OK ||
+        ex_oob_hello(fd, &put_bw_info, a->iterations) != EX_OOB_OK)
+        goto out;
+    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
+        put_bw_sources(&c, a->iterations, bufs) != 0)
+        goto out;
+    if (ex_oob_recv_bufs(fd, remote, PUT_BW_NUM_SIZES) != EX_OOB_OK)
+        goto out;
+    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
+        if (remote[i].len != bufs[i].len) {
+            EX_ERR("the server's buffer %d holds %llu bytes, %zu expected", i,
+                   (unsigned long long)remote[i].len, bufs[i].len);
+            goto out;
+        }
+    }
+    if (ex_ctx_qp_info(&c, &mine) != 0 || ex_oob_exchange_qp(fd, &mine, &peer) != EX_OOB_OK ||
+        ex_ctx_connect(&c, &peer) != 0 || ex_oob_barrier(fd) != EX_OOB_OK)
+        goto out;
+    if (c.gpu != NULL && ex_gpu_stream_create(&stream) != 0)
+        goto out;
+
+    if (c.gpu != NULL)
+        printf("put_bw: GPU %s, %d blocks x %d threads (%s scope), 1 QP, NIC handler %s\n",
+               c.gpu_bus_id, PUT_BW_GPU_BLOCKS, PUT_BW_GPU_BLOCK_THREADS,
+               a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP ? "warp" : "thread",
+               ex_handler_name(c.handler));
+    else
+        printf("put_bw: CPU execution, %d threads, 1 QP, NIC handler %s\n", PUT_BW_CPU_THREADS,
+               ex_handler_name(c.handler));
+    printf("%12s %11s %11s %16s %13s\n", "Size (B)", "Iterations", "BW (Gbps)", "Rate (Mpps)",
+           "Time (us)");
+    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
+        struct put_bw_job job = {
+                .raddr = remote[i].addr,
+                .laddr = (uint64_t)(uintptr_t)bufs[i].addr,
+                .size = put_bw_size(i),
+                .rkey_be = htobe32(remote[i].rkey),
+                .lkey_be = htobe32(bufs[i].mr->lkey),
+                .slots = put_bw_slots(a->iterations, put_bw_size(i)),
+                .iterations = a->iterations,
+        };
+        bool warp = a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP;
+        double us = 0;
+        int rc;
+
+        if (ex_signal != 0) {
+            EX_ERR("stopped by signal %d before the %zu-byte run", (int)ex_signal, put_bw_size(i));
+            goto out;
+        }
+        rc = c.gpu != NULL ? put_bw_gpu_run(c.qp_dev, &job, warp, stream, &us)
+                           : put_bw_cpu_run(c.qp_dev, &job, &us);
+        if (rc != 0) {
+            ex_ctx_report_qp_error(&c);
+            goto out;
+        }
+        if (us <= 0)
+            us = 0.001;
+        printf("%12zu %11u %11.3f %16.4f %13.1f\n", put_bw_size(i), a->iterations,
+               (double)a->iterations * (double)job.size * 8.0 / (us * 1000.0),
+               (double)a->iterations / us, us);
+        fflush(stdout);
+    }
+    if (ex_oob_send_code(fd, EX_OOB_CODE_RUNS_DONE) != EX_OOB_OK)
+        goto out;
+    EX_INFO("all runs completed and reported to the server");
+    if (ex_oob_recv_code(fd, &code) != EX_OOB_OK) {
+        EX_ERR("the server closed the connection without its validation result");
+        goto out;
+    }
+    if (code != EX_OOB_CODE_VALID_OK) {
+        EX_ERR("the server reports that the data it received is not what was sent");
+        goto out;
+    }
+    EX_INFO("the server validated the data");
+    ret = 0;
+out:
+    ex_gpu_stream_destroy(stream);
+    for (int i = 0; i < PUT_BW_NUM_SIZES; i++)
+        ex_buf_destroy(&c, &bufs[i]);
+    ex_ctx_close(&c);
+    if (fd >= 0)
+        close(fd);
+    return ret;
+}
+
+int main(int argc, char **argv)
+{
+    struct ex_args a;
+    int rc = ex_parse_args(&put_bw_info, argc, argv, &a);
+
+    if (rc != 0)
+        return rc > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    if (a.server_ip != NULL && a.exec == EX_EXEC_GPU && a.iterations % PUT_BW_GPU_THREADS != 0) {
+        EX_ERR("-i %u: on the GPU the iterations must be a multiple of %d (the CUDA threads, "
+               "which take equal shares)",
+               a.iterations, PUT_BW_GPU_THREADS);
+        return EXIT_FAILURE;
+    }
+    ex_signals_install();
+    rc = a.server_ip != NULL ? put_bw_client(&a) : put_bw_server(&a);
+    EX_INFO("Sample finished %s", rc == 0 ? "successfully" : "with errors");
+    return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
