@@ -39,8 +39,8 @@ extern "C" {
  * Errors: INVALID_VALUE (no GPU has that bus id: the line lists those
  * present), NOT_SUPPORTED (compute capability below 8.0, or no CUDA driver),
  * DRIVER (the driver fails, or is older than the CUDA version this library
- * was built for: the line names both), ALREADY_EXIST is never returned: a
- * second create of the same GPU returns the same context, counted.
+ * was built for: the line names both). A second create of the same GPU
+ * returns the same context, counted: each create needs its destroy.
  */
 DOCA_STABLE doca_error_t doca_gpu_create(const char *gpu_bus_id, doca_gpu_t **gpu_dev);
 /*
@@ -100,8 +100,11 @@ struct doca_gpu_verbs_qp_error_info {
  * must match how the QP was made (VALID_DBR; NO_DBR_HW for a NO_DBR_EXT QP;
  * NO_DBR_SW_EMULATED for one made with emulate_no_dbr_ext).
  * gpu_dev NULL builds the descriptor in host memory for CPU threads.
- * Errors: INVALID_VALUE (bad handler, mode not matching the QP, SQ larger
- * than the data path takes, CQ smaller than the SQ and not collapsed),
+ * The CQ must have been made with DOCA_VERBS_CQ_ENABLE_OVERRUN (the data
+ * path matches completions to WQEs and never returns CQ credits).
+ * Errors: INVALID_VALUE (bad handler, a handler or mode not matching the QP,
+ * cq_sq not the QP's send CQ or made without overrun, an SQ larger than
+ * DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM, rings in GPU memory with gpu_dev NULL),
  * NOT_SUPPORTED (a handler this machine cannot do, with the reason), DRIVER,
  * NO_MEMORY.
  */
