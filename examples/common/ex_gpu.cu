@@ -2,6 +2,7 @@
 #include "ex_gpu.h"
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <stdio.h>
 
 #include "ex_common.h"
@@ -26,8 +27,17 @@ extern "C" int ex_gpu_count(char *first_bus_id, size_t bus_len, char *why, size_
     cudaError_t rc = cudaGetDeviceCount(&count);
 
     if (rc != cudaSuccess || count == 0) {
-        snprintf(why, why_len, "%s",
-                 rc != cudaSuccess ? cudaGetErrorString(rc) : "the CUDA driver lists no device");
+        /* The runtime says "insufficient driver" when there is no driver at all: say which. */
+        void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+        if (driver == NULL)
+            snprintf(why, why_len, "no NVIDIA driver: libcuda.so.1 cannot be loaded");
+        else
+            snprintf(why, why_len, "%s",
+                     rc != cudaSuccess ? cudaGetErrorString(rc)
+                                       : "the CUDA driver lists no device");
+        if (driver != NULL)
+            dlclose(driver);
         return 0;
     }
     rc = cudaDeviceGetPCIBusId(first_bus_id, (int)bus_len, 0);
