@@ -112,7 +112,10 @@ DOCA_STABLE doca_error_t doca_gpu_verbs_export_qp(
         doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp, enum doca_gpu_dev_verbs_nic_handler nic_handler,
         void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq,
         enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext, struct doca_gpu_verbs_qp **qp_out);
-/* Frees the descriptor (the QP itself stays). gpu_dev must be the one it was exported with. */
+/*
+ * Frees the descriptor (the QP itself stays; while exported, destroying it
+ * answers IN_USE). gpu_dev must be the one it was exported with.
+ */
 DOCA_STABLE doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev,
                                                     struct doca_gpu_verbs_qp *qp);
 /* The descriptor's address for the data path (GPU memory, or host memory for CPU execution). */

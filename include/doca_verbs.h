@@ -581,7 +581,8 @@ DOCA_STABLE uint16_t doca_verbs_qp_attr_get_min_rnr_timer(const doca_verbs_qp_at
 DOCA_STABLE doca_error_t doca_verbs_qp_create(doca_dev_t *net_dev,
                                               doca_verbs_qp_init_attr_t *qp_init_attr,
                                               doca_verbs_qp_t **verbs_qp);
-/* Destroys a QP (any state) and drops its uses of CQs, UMEMs, UAR and SRQ. */
+/* Destroys a QP (any state) and drops its uses of CQs, UMEMs, UAR and SRQ; IN_USE while exported.
+ */
 DOCA_STABLE doca_error_t doca_verbs_qp_destroy(doca_verbs_qp_t *verbs_qp);
 /*
  * Moves the QP to another state with the attributes of attr selected by

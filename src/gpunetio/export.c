@@ -443,6 +443,8 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
                   gpunetio_nic_handler_name(gqp->nic_handler), gqp->desc.sq_wqe_num,
                   qp->layout.gpu ? "GPU" : "host", cq_sq->cqn, gqp->desc.cq_sq.cqe_num,
                   cq_sq->collapsed ? " (collapsed)" : "");
+    /* The QP (and through it its CQ) stays until unexport: destroying it is IN_USE. */
+    atomic_fetch_add(&qp->users, 1);
     *qp_out = gqp;
     return DOCA_SUCCESS;
 }
@@ -458,6 +460,7 @@ doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev, struct doca_gpu_ver
                      (void *)qp->gpu, (void *)gpu_dev);
         return DOCA_ERROR_INVALID_VALUE;
     }
+    atomic_fetch_sub(&qp->qp->users, 1);
     export_release(qp);
     return DOCA_SUCCESS;
 }

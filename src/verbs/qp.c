@@ -244,6 +244,7 @@ doca_error_t doca_verbs_qp_create(doca_dev_t *net_dev, doca_verbs_qp_init_attr_t
         return DOCA_ERROR_NO_MEMORY;
     }
     qp->dev = net_dev;
+    atomic_init(&qp->users, 0);
     qp->init = *qp_init_attr;
     qp->init.pd_dev = net_dev;
     qp->state = DOCA_VERBS_QP_STATE_RST;
@@ -290,6 +291,11 @@ doca_error_t doca_verbs_qp_destroy(doca_verbs_qp_t *verbs_qp)
     if (verbs_qp == NULL) {
         DOCA_LOG_ERR("verbs_qp is NULL: pass the QP doca_verbs_qp_create() made");
         return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (atomic_load(&verbs_qp->users) != 0) {
+        DOCA_LOG_ERR("QP 0x%x is exported to the data path; doca_gpu_verbs_unexport_qp() it first",
+                     verbs_qp->qpn);
+        return DOCA_ERROR_IN_USE;
     }
     err = verbs_devx_destroy(verbs_qp->obj, "QP", verbs_qp->qpn);
     if (err != DOCA_SUCCESS)

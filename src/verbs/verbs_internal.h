@@ -224,6 +224,7 @@ struct doca_verbs_qp_t {
     bool internal_uar;
     bool no_dbr;   /* made with send_dbr_mode NO_DBR_EXT */
     bool emulated; /* NO_DBR_EXT asked, emulated with a doorbell record */
+    atomic_int users; /* exports to the data path (src/gpunetio) */
 };
 
 /* ---- DevX commands (devx.c in dev.c) ---- */

@@ -212,6 +212,9 @@ static void test_export_handlers(void **state)
             assert_false(progressed);
         assert_int_equal(doca_gpu_verbs_query_last_error(g, &info), DOCA_SUCCESS);
         assert_false(info.has_error);
+        /* Exported, the QP and its CQ stay. */
+        assert_int_equal(doca_verbs_qp_destroy(f->qp), DOCA_ERROR_IN_USE);
+        assert_int_equal(doca_verbs_cq_destroy(f->cq), DOCA_ERROR_IN_USE);
         /* Unexport needs the context the QP was exported with. */
         assert_int_equal(doca_gpu_verbs_unexport_qp((doca_gpu_t *)f, g), DOCA_ERROR_INVALID_VALUE);
         assert_int_equal(doca_gpu_verbs_unexport_qp(NULL, g), DOCA_SUCCESS);
