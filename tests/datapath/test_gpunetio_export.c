@@ -240,6 +240,12 @@ static void test_accessor_refusals(void **state)
     assert_int_equal(doca_gpu_verbs_can_gpu_register_uar(NULL, &can), DOCA_ERROR_INVALID_VALUE);
     assert_int_equal(doca_gpu_verbs_export_uar(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
     assert_int_equal(doca_gpu_verbs_unexport_uar(NULL), DOCA_ERROR_INVALID_VALUE);
+    /* No CUDA context here (no driver, or none current): nothing maps for a GPU. */
+    can = true;
+    assert_int_equal(doca_gpu_verbs_can_gpu_register_uar(f, &can), DOCA_SUCCESS);
+    assert_false(can);
+    assert_int_not_equal(doca_gpu_verbs_export_uar((uint64_t *)f, (uint64_t **)&dev), DOCA_SUCCESS);
+    assert_int_equal(doca_gpu_verbs_unexport_uar((uint64_t *)f), DOCA_ERROR_INVALID_VALUE);
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID, &g),
                      DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_get_qp_dev(g, NULL), DOCA_ERROR_INVALID_VALUE);
