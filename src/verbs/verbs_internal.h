@@ -222,8 +222,8 @@ struct doca_verbs_qp_t {
     struct verbs_buf dbr;
     doca_verbs_uar_t *uar;
     bool internal_uar;
-    bool no_dbr;   /* made with send_dbr_mode NO_DBR_EXT */
-    bool emulated; /* NO_DBR_EXT asked, emulated with a doorbell record */
+    bool no_dbr;      /* made with send_dbr_mode NO_DBR_EXT */
+    bool emulated;    /* NO_DBR_EXT asked, emulated with a doorbell record */
     atomic_int users; /* exports to the data path (src/gpunetio) */
 };
 
