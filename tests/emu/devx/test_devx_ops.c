@@ -75,10 +75,11 @@ static uint32_t post(struct dp_qp *q, uint8_t *wqe, uint8_t opcode, uint8_t opmo
 
 /*
  * Waits for the next CQE of q: the completion of WQE index with this WQE
- * opcode, successful (syndrome 0) or an error with that syndrome.
+ * opcode, successful (syndrome 0) or an error with that syndrome; when bytes
+ * is not NULL, a successful one with that byte count.
  */
-static bool expect(struct dp_qp *q, uint32_t index, uint8_t opcode, uint8_t syndrome,
-                   const char *what)
+static bool expect_cqe(struct dp_qp *q, uint32_t index, uint8_t opcode, uint8_t syndrome,
+                       const uint32_t *bytes, const char *what)
 {
     struct prm_cqe64 cqe;
     bool ok;
@@ -92,35 +93,29 @@ static bool expect(struct dp_qp *q, uint32_t index, uint8_t opcode, uint8_t synd
     else
         ok = prm_cqe_opcode(&cqe) == PRM_CQE_OPCODE_REQ_ERR && prm_cqe_syndrome(&cqe) == syndrome;
     ok = ok && prm_cqe_wqe_opcode(&cqe) == opcode && prm_cqe_qpn(&cqe) == q->qpn &&
-         prm_cqe_wqe_counter(&cqe) == (index & 0xffff);
+         prm_cqe_wqe_counter(&cqe) == (index & 0xffff) &&
+         (bytes == NULL || prm_cqe_byte_cnt(&cqe) == *bytes);
     DP_CHECK(ok,
-             "%s: CQE opcode 0x%x syndrome 0x%x WQE opcode 0x%x wqe_counter %u qpn 0x%x; want "
-             "syndrome 0x%x WQE opcode 0x%x wqe_counter %u qpn 0x%x",
+             "%s: CQE opcode 0x%x syndrome 0x%x WQE opcode 0x%x wqe_counter %u qpn 0x%x byte_cnt "
+             "%u; want syndrome 0x%x WQE opcode 0x%x wqe_counter %u qpn 0x%x byte_cnt %d",
              what, prm_cqe_opcode(&cqe), prm_cqe_is_error(&cqe) ? prm_cqe_syndrome(&cqe) : 0,
-             prm_cqe_wqe_opcode(&cqe), prm_cqe_wqe_counter(&cqe), prm_cqe_qpn(&cqe), syndrome,
-             opcode, index & 0xffff, q->qpn);
+             prm_cqe_wqe_opcode(&cqe), prm_cqe_wqe_counter(&cqe), prm_cqe_qpn(&cqe),
+             prm_cqe_byte_cnt(&cqe), syndrome, opcode, index & 0xffff, q->qpn,
+             bytes == NULL ? -1 : (int)*bytes);
     return ok;
 }
 
-/* The byte count of the next CQE, which must be a successful one (for checks of byte_cnt). */
+static bool expect(struct dp_qp *q, uint32_t index, uint8_t opcode, uint8_t syndrome,
+                   const char *what)
+{
+    return expect_cqe(q, index, opcode, syndrome, NULL, what);
+}
+
+/* A successful completion with this byte count (for checks of byte_cnt). */
 static bool expect_bytes(struct dp_qp *q, uint32_t index, uint8_t opcode, uint32_t bytes,
                          const char *what)
 {
-    struct prm_cqe64 cqe;
-    bool ok;
-
-    if (dp_poll(q, &cqe, TIMEOUT_MS) != 1) {
-        DP_CHECK(false, "%s: no CQE for WQE %u", what, index & 0xffff);
-        return false;
-    }
-    ok = prm_cqe_opcode(&cqe) == PRM_CQE_OPCODE_REQ && prm_cqe_wqe_opcode(&cqe) == opcode &&
-         prm_cqe_wqe_counter(&cqe) == (index & 0xffff) && prm_cqe_byte_cnt(&cqe) == bytes;
-    DP_CHECK(ok,
-             "%s: CQE opcode 0x%x WQE opcode 0x%x (want 0x%x) wqe_counter %u (want %u) "
-             "byte_cnt %u (want %u)",
-             what, prm_cqe_opcode(&cqe), prm_cqe_wqe_opcode(&cqe), opcode,
-             prm_cqe_wqe_counter(&cqe), index & 0xffff, prm_cqe_byte_cnt(&cqe), bytes);
-    return ok;
+    return expect_cqe(q, index, opcode, 0, &bytes, what);
 }
 
 /* No CQE on q for ms milliseconds. */
