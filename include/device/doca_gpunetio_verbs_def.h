@@ -64,7 +64,9 @@ extern "C" {
 #define DOCA_GPUNETIO_VERBS_MKEY_SWAPPED            1
 /*
  * The largest SQ (in basic blocks) the data path takes: completions are
- * matched to WQEs by 16-bit counters compared as signed differences.
+ * matched to WQEs by 16-bit counters compared as signed differences. For the
+ * same reason a ticket must be waited for before 32768 newer WQEs are posted
+ * on its QP.
  */
 #define DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM          16384
 
