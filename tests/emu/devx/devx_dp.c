@@ -874,3 +874,10 @@ int dp_summary(const char *name)
     printf("%s: %d passed, %d failed\n", name, dp_passed, dp_failed);
     return dp_failed == 0 ? 0 : 1;
 }
+
+bool dp_no_dbr_mode(void)
+{
+    const char *v = getenv("SOFTMLX5_NO_DBR");
+
+    return v != NULL && strcmp(v, "1") == 0;
+}

@@ -173,4 +173,7 @@ void dp_suite(struct dp_qp *a, struct dp_peer *peer, const struct dp_info *remot
 /* Prints "<name>: N passed, N failed"; the exit status. */
 int dp_summary(const char *name);
 
+/* Whether the run asks for send queues without doorbell records (SOFTMLX5_NO_DBR=1). */
+bool dp_no_dbr_mode(void);
+
 #endif /* DEVX_DP_H */

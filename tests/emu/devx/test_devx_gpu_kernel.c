@@ -24,13 +24,6 @@
 #define LEN    200
 #define STRIDE 256
 
-static bool no_dbr_mode(void)
-{
-    const char *v = getenv("SOFTMLX5_NO_DBR");
-
-    return v != NULL && strcmp(v, "1") == 0;
-}
-
 int main(void)
 {
     const struct core_cuda_ops *cuda = NULL;
@@ -53,7 +46,7 @@ int main(void)
     }
     DT_CHECK(core_cuda_get(&cuda) == DOCA_SUCCESS && cuda != NULL);
     dp_open(&dev);
-    if (dp_qp_create(&dev, gpu, &a, LOG_CQ, LOG_SQ, LOG_RQ, no_dbr_mode()) != 0 ||
+    if (dp_qp_create(&dev, gpu, &a, LOG_CQ, LOG_SQ, LOG_RQ, dp_no_dbr_mode()) != 0 ||
         dp_qp_create(&dev, &dp_host_mem, &b, LOG_CQ, LOG_SQ, LOG_RQ, false) != 0)
         return 1;
     dp_info_of(&a, &ia);
@@ -107,5 +100,5 @@ int main(void)
     dp_qp_destroy(&a);
     dp_qp_destroy(&b);
     dp_close(&dev);
-    return dp_summary(no_dbr_mode() ? "test_devx_gpu_kernel, no-DBR" : "test_devx_gpu_kernel");
+    return dp_summary(dp_no_dbr_mode() ? "test_devx_gpu_kernel, no-DBR" : "test_devx_gpu_kernel");
 }

@@ -18,13 +18,6 @@
 #define LOG_SQ 3 /* 8 basic blocks */
 #define LOG_RQ 2 /* 4 receive WQEs */
 
-static bool no_dbr_mode(void)
-{
-    const char *v = getenv("SOFTMLX5_NO_DBR");
-
-    return v != NULL && strcmp(v, "1") == 0;
-}
-
 int main(void)
 {
     const struct core_cuda_ops *cuda = NULL;
@@ -45,7 +38,7 @@ int main(void)
     }
     DT_CHECK(core_cuda_get(&cuda) == DOCA_SUCCESS && cuda != NULL);
     dp_open(&dev);
-    if (dp_qp_create(&dev, gpu, &a, LOG_CQ, LOG_SQ, LOG_RQ, no_dbr_mode()) != 0 ||
+    if (dp_qp_create(&dev, gpu, &a, LOG_CQ, LOG_SQ, LOG_RQ, dp_no_dbr_mode()) != 0 ||
         dp_qp_create(&dev, gpu, &b, LOG_CQ, LOG_SQ, LOG_RQ, false) != 0)
         return 1;
     /* The rings are device memory, not host memory the GPU can see. */
@@ -60,5 +53,5 @@ int main(void)
     dp_qp_destroy(&a);
     dp_qp_destroy(&b);
     dp_close(&dev);
-    return dp_summary(no_dbr_mode() ? "test_devx_gpu_rings, no-DBR" : "test_devx_gpu_rings");
+    return dp_summary(dp_no_dbr_mode() ? "test_devx_gpu_rings, no-DBR" : "test_devx_gpu_rings");
 }
