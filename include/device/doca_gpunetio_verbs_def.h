@@ -263,13 +263,23 @@ struct doca_gpu_dev_verbs_cq {
 /*
  * A send queue as the data path sees it: built by doca_gpu_verbs_export_qp()
  * in memory the executing processor reaches (GPU memory for kernels, host
- * memory for CPU threads). The first block is read-only after export; the
- * counters below are shared by the threads using the QP and only ever grow:
+ * memory for CPU threads). The first line (the SQ's fields and its CQ) is
+ * read-only after export but for the CQ's consumer state. The counters,
+ * shared by the threads using the QP and only ever growing, are on a cache
+ * line of their own, so that writing them does not evict the read-only
+ * fields every operation loads:
  *   sq_rsvd_index  slots handed out by reserve_wq_slots (atomic add);
  *   sq_ready_index every WQE below it is written (mark_wqes_ready, in order);
  *   sq_wqe_pi      producer index last published to the NIC or the proxy
  *                  (under sq_lock, so it never moves backwards).
+ * sq_nic_scope: GPU when the ring and the doorbell record are in GPU memory
+ * and the data path rings the NIC itself. The NIC reads GPU memory through
+ * the GPU's L2, the point where GPU-scope stores are ordered, so a
+ * GPU-scope release orders them for it too. SYS otherwise: host memory,
+ * which the NIC reads without passing the L2, or a CPU proxy.
  */
+#define DOCA_GPUNETIO_VERBS_QP_LINE 128 /* bytes: a GPU L1/L2 cache line */
+
 struct doca_gpu_dev_verbs_qp {
     uint8_t *sq_wqe_daddr;         /* ring of sq_wqe_num 64-byte basic blocks */
     uint32_t sq_wqe_num;           /* a power of two, at most DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM */
@@ -281,15 +291,24 @@ struct doca_gpu_dev_verbs_qp {
     gdaki_be32_t *sq_dbrec;        /* send word of the doorbell record (NULL without one) */
     uint64_t *sq_db;               /* UAR doorbell / BlueFlame register (NULL under a proxy) */
     uint64_t *cpu_proxy_pi;        /* proxy: host word the producer index is published in */
+    uint32_t sq_nic_scope;         /* enum doca_gpu_dev_verbs_sync_scope of the NIC fences */
+    uint32_t reserved0;
 
+    struct doca_gpu_dev_verbs_cq cq_sq;
+
+    /* Second line (the descriptor is placed 128-byte aligned). */
     uint64_t sq_rsvd_index;
     uint64_t sq_ready_index;
     uint64_t sq_wqe_pi;
     uint32_t sq_lock;
-    uint32_t reserved1;
-
-    struct doca_gpu_dev_verbs_cq cq_sq;
+    uint8_t reserved1[DOCA_GPUNETIO_VERBS_QP_LINE - 28];
 };
+
+GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, sq_rsvd_index) ==
+                            DOCA_GPUNETIO_VERBS_QP_LINE,
+                    "the QP counters start the descriptor's second cache line");
+GDAKI_STATIC_ASSERT(sizeof(struct doca_gpu_dev_verbs_qp) == 2 * DOCA_GPUNETIO_VERBS_QP_LINE,
+                    "a QP descriptor is two cache lines (arrays of them stay aligned)");
 
 #ifdef __cplusplus
 }

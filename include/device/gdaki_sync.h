@@ -85,26 +85,153 @@ GDAKI_INLINE uint32_t gdaki_atomic_cas_u32(uint32_t *p, uint32_t expected, uint3
 #endif
 }
 
-/* A load that later accesses cannot pass (acquire), at GPU scope on the GPU. */
-GDAKI_INLINE uint64_t gdaki_load_acquire_u64(const uint64_t *p)
+/*
+ * Whether this nvcc has the release-only fence (PTX 8.6, CUDA 12.8). Unlike
+ * fence.acq_rel it has no acquire half, so it does not invalidate the L1:
+ * the descriptor loads after it stay cache hits.
+ */
+#if defined(__CUDACC_VER_MAJOR__) && \
+        (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#define GDAKI_HAVE_FENCE_RELEASE 1
+#else
+#define GDAKI_HAVE_FENCE_RELEASE 0
+#endif
+
+/*
+ * A release fence: every store before it is seen, by observers within the
+ * scope, before any store after it. What a WQE needs before its doorbell
+ * record, and the record before the doorbell (gdaki_sq_ring). On a CPU
+ * thread it is a full fence: the doorbell may be a write-combining mapping.
+ */
+GDAKI_INLINE void gdaki_fence_release(enum doca_gpu_dev_verbs_sync_scope scope)
 {
+#if GDAKI_ON_GPU && GDAKI_HAVE_FENCE_RELEASE
+    if (scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
+        asm volatile("fence.release.sys;" ::: "memory");
+    else if (scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
+        asm volatile("fence.release.gpu;" ::: "memory");
+    else if (scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_CTA)
+        asm volatile("fence.release.cta;" ::: "memory");
+#elif GDAKI_ON_GPU
+    if (scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS)
+        asm volatile("fence.acq_rel.sys;" ::: "memory");
+    else if (scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    else if (scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_CTA)
+        asm volatile("fence.acq_rel.cta;" ::: "memory");
+#else
+    gdaki_fence(scope);
+#endif
+}
+
+/*
+ * Loads, stores and locks at the scope of a sharing mode: the threads that
+ * share a QP (one CTA, or the whole GPU) synchronise through its counters at
+ * that scope and no wider. EXCLUSIVE: one thread, plain accesses.
+ */
+#if GDAKI_ON_GPU
+#define GDAKI_RSM_ASM(rsm, cta_insn, gpu_insn, ...)                 \
+    do {                                                            \
+        if ((rsm) == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_CTA) \
+            asm volatile(cta_insn __VA_ARGS__);                     \
+        else                                                        \
+            asm volatile(gpu_insn __VA_ARGS__);                     \
+    } while (0)
+#endif
+
+/* A load that later accesses cannot pass (acquire). */
+GDAKI_INLINE uint64_t gdaki_load_acquire_u64(const uint64_t *p,
+                                             enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE)
+        return *p;
 #if GDAKI_ON_GPU
     uint64_t v;
 
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    GDAKI_RSM_ASM(rsm, "ld.acquire.cta.global.u64 %0, [%1];", "ld.acquire.gpu.global.u64 %0, [%1];",
+                  : "=l"(v)
+                  : "l"(p)
+                  : "memory");
     return v;
 #else
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 #endif
 }
 
-/* A store that earlier accesses cannot pass (release), at GPU scope on the GPU. */
-GDAKI_INLINE void gdaki_store_release_u64(uint64_t *p, uint64_t v)
+/* A store that earlier accesses cannot pass (release). */
+GDAKI_INLINE void gdaki_store_release_u64(uint64_t *p, uint64_t v,
+                                          enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
 {
+    if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
+        *p = v;
+        return;
+    }
 #if GDAKI_ON_GPU
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+    GDAKI_RSM_ASM(rsm, "st.release.cta.global.u64 [%0], %1;", "st.release.gpu.global.u64 [%0], %1;",
+                  ::"l"(p), "l"(v)
+                  : "memory");
 #else
     __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#endif
+}
+
+/*
+ * Tries once to take a spin lock word (0 free, 1 held), with acquire order:
+ * what the previous holder did under the lock is seen once it is taken.
+ */
+GDAKI_INLINE int gdaki_trylock(uint32_t *lock, enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+#if GDAKI_ON_GPU
+    uint32_t old;
+
+    GDAKI_RSM_ASM(rsm, "atom.acquire.cta.global.cas.b32 %0, [%1], 0, 1;",
+                  "atom.acquire.gpu.global.cas.b32 %0, [%1], 0, 1;",
+                  : "=r"(old)
+                  : "l"(lock)
+                  : "memory");
+    return old == 0;
+#else
+    uint32_t expected = 0;
+
+    (void)rsm;
+    return __atomic_compare_exchange_n(lock, &expected, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+#endif
+}
+
+/* Drops the lock with release order: everything done under it is seen by the next holder. */
+GDAKI_INLINE void gdaki_unlock(uint32_t *lock, enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+#if GDAKI_ON_GPU
+    GDAKI_RSM_ASM(rsm, "st.release.cta.global.u32 [%0], 0;", "st.release.gpu.global.u32 [%0], 0;",
+                  ::"l"(lock)
+                  : "memory");
+#else
+    (void)rsm;
+    __atomic_store_n(lock, 0u, __ATOMIC_RELEASE);
+#endif
+}
+
+/*
+ * Loads of descriptor fields that stay the same while kernels run (set at
+ * export). On the GPU they go through the read-only data path, whose cache
+ * a release fence leaves alone: an operation after a doorbell finds them
+ * there instead of going back to L2.
+ */
+GDAKI_INLINE uint32_t gdaki_ro_u32(const uint32_t *p)
+{
+#if GDAKI_ON_GPU
+    return __ldg((const unsigned int *)p);
+#else
+    return *p;
+#endif
+}
+
+GDAKI_INLINE void *gdaki_ro_ptr(void *const *p)
+{
+#if GDAKI_ON_GPU
+    return (void *)(uintptr_t)__ldg((const unsigned long long *)(const void *)p);
+#else
+    return *p;
 #endif
 }
 
@@ -128,26 +255,6 @@ GDAKI_INLINE void gdaki_store_volatile_u32(void *p, uint32_t v)
 GDAKI_INLINE void gdaki_store_volatile_u64(void *p, uint64_t v)
 {
     *(volatile uint64_t *)p = v;
-}
-
-/* Takes / drops a spin lock word (0 free, 1 held) with acquire / release ordering. */
-GDAKI_INLINE void gdaki_lock(uint32_t *lock)
-{
-    while (gdaki_atomic_cas_u32(lock, 0, 1) != 0)
-        gdaki_spin_pause();
-    /* Acquire: what the previous holder did under the lock is seen after this point. */
-    gdaki_fence(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU);
-}
-
-GDAKI_INLINE void gdaki_unlock(uint32_t *lock)
-{
-    /* Release: everything done under the lock is seen by the next holder. */
-    gdaki_fence(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU);
-#if GDAKI_ON_GPU
-    atomicExch((unsigned int *)lock, 0u);
-#else
-    __atomic_store_n(lock, 0u, __ATOMIC_RELEASE);
-#endif
 }
 
 /* Copies one 64-byte WQE built in registers to its ring slot (16-byte stores on the GPU). */

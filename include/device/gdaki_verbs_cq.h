@@ -49,8 +49,9 @@ GDAKI_INLINE void gdaki_cq_record_error(struct doca_gpu_dev_verbs_cq *cq, const 
  */
 GDAKI_INLINE int gdaki_cq_poll_one_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx)
 {
-    uint64_t slot = cq->collapsed ? 0 : (wqe_idx & cq->cqe_mask);
-    const uint8_t *cqe = cq->cqe_daddr + slot * PRM_CQE_SIZE;
+    uint64_t slot = gdaki_ro_u32(&cq->collapsed) ? 0 : (wqe_idx & gdaki_ro_u32(&cq->cqe_mask));
+    const uint8_t *cqe =
+            (const uint8_t *)gdaki_ro_ptr((void *const *)&cq->cqe_daddr) + slot * PRM_CQE_SIZE;
     /* wqe_counter (big-endian), signature, op_own in one load: a consistent view of the three. */
     uint32_t tail = gdaki_load_volatile_u32(cqe + GDAKI_CQE_TAIL_OFF);
     uint8_t op_own = (uint8_t)(tail >> 24);

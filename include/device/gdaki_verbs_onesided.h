@@ -22,6 +22,18 @@
 #include "gdaki_verbs_sq.h"
 #include "gdaki_verbs_wqe.h"
 
+#if defined(__CUDACC__)
+/* This thread's lane in its warp. */
+__device__ static __forceinline__ uint32_t gdaki_lane_id(void)
+{
+    uint32_t lane;
+
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+#endif
+
 /* Every WQE asks for a CQE: completion i is WQE i (gdaki_verbs_cq.h). */
 #define GDAKI_WQE_FLAGS DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE
 
@@ -74,6 +86,78 @@ GDAKI_INLINE uint64_t gdaki_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t fi
     return last;
 }
 
+/*
+ * One thread's posting of n WQEs: gdaki_post_begin reserves them, the caller
+ * writes them, gdaki_post_end commits them. On a shared QP, the lanes of a
+ * warp that reach the same call together on the same QP, with the same n and
+ * options, post as a group: the lowest lane reserves for all of them (one
+ * atomic), waits for the group's turn in the ready order once, and submits
+ * once, so one doorbell covers the group. Each thread still gets its own
+ * slots and returns only after its WQEs are submitted.
+ */
+struct gdaki_post {
+    uint64_t base;     /* this thread's first slot */
+    uint64_t grp_base; /* the group's first slot */
+    uint32_t grp_n;    /* slots reserved for the whole group */
+    uint32_t peers;    /* lanes of the group; 0 when the thread posts alone */
+    uint32_t leader;   /* the lane that reserves and commits */
+};
+
+GDAKI_INLINE uint64_t gdaki_post_begin(struct gdaki_post *g, struct doca_gpu_dev_verbs_qp *qp,
+                                       uint32_t n,
+                                       enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                       uint32_t code_opt)
+{
+#if GDAKI_ON_GPU
+    if (rsm != DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
+        /* The converged lanes, as cooperative groups' coalesced_threads() finds them. */
+        const uint32_t peers = __match_any_sync(__activemask(), (unsigned long long)(uintptr_t)qp);
+        int same = 0;
+
+        __match_all_sync(peers, ((unsigned long long)code_opt << 32) | n, &same);
+        if (same) {
+            const uint32_t lane = gdaki_lane_id();
+            const uint32_t leader = (uint32_t)__ffs(peers) - 1;
+            uint64_t grp = 0;
+
+            g->grp_n = n * (uint32_t)__popc(peers);
+            if (lane == leader)
+                grp = gdaki_sq_reserve(qp, g->grp_n, rsm, code_opt);
+            g->grp_base = __shfl_sync(peers, grp, leader);
+            g->peers = peers;
+            g->leader = leader;
+            g->base = g->grp_base + (uint64_t)n * (uint32_t)__popc(peers & ((1u << lane) - 1));
+            return g->base;
+        }
+    }
+#endif
+    g->base = gdaki_sq_reserve(qp, n, rsm, code_opt);
+    g->grp_base = g->base;
+    g->grp_n = n;
+    g->peers = 0;
+    g->leader = 0;
+    return g->base;
+}
+
+/* Commits the n WQEs gdaki_post_begin reserved (and the group's); returns this thread's ticket. */
+GDAKI_INLINE uint64_t gdaki_post_end(const struct gdaki_post *g, struct doca_gpu_dev_verbs_qp *qp,
+                                     uint32_t n, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                     enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+{
+#if GDAKI_ON_GPU
+    if (g->peers != 0) {
+        /* Every lane's WQE stores before the leader's release of the ready index. */
+        __syncwarp(g->peers);
+        if (gdaki_lane_id() == g->leader)
+            gdaki_commit(qp, g->grp_base, g->grp_base + g->grp_n - 1, rsm, nic, code_opt);
+        /* No lane returns before its WQEs are submitted. */
+        __syncwarp(g->peers);
+        return g->base + n - 1;
+    }
+#endif
+    return gdaki_commit(qp, g->base, g->base + n - 1, rsm, nic, code_opt);
+}
+
 /* RDMA write of size bytes from laddr to raddr (split into 1 GiB WQEs). */
 GDAKI_INLINE uint64_t gdaki_put(struct doca_gpu_dev_verbs_qp *qp,
                                 struct doca_gpu_dev_verbs_addr raddr,
@@ -82,10 +166,11 @@ GDAKI_INLINE uint64_t gdaki_put(struct doca_gpu_dev_verbs_qp *qp,
                                 enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
 {
     uint32_t n = gdaki_transfer_wqes(size);
-    uint64_t base = gdaki_sq_reserve(qp, n, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t base = gdaki_post_begin(&g, qp, n, rsm, code_opt);
 
     gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size);
-    return gdaki_commit(qp, base, base + n - 1, rsm, nic, code_opt);
+    return gdaki_post_end(&g, qp, n, rsm, nic, code_opt);
 }
 
 /* Inline RDMA write of `bytes` (1..8) of value: no local key, no local buffer read by the NIC. */
@@ -94,11 +179,12 @@ GDAKI_INLINE uint64_t gdaki_p(struct doca_gpu_dev_verbs_qp *qp,
                               uint32_t bytes, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
                               enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
 {
-    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t idx = gdaki_post_begin(&g, qp, 1, rsm, code_opt);
 
     gdaki_wqe_write_inl(qp, gdaki_wqe_ptr(qp, idx), idx, GDAKI_WQE_FLAGS, raddr.addr, raddr.key,
                         value, bytes);
-    return gdaki_commit(qp, idx, idx, rsm, nic, code_opt);
+    return gdaki_post_end(&g, qp, 1, rsm, nic, code_opt);
 }
 
 /*
@@ -114,11 +200,12 @@ GDAKI_INLINE uint64_t gdaki_put_signal(struct doca_gpu_dev_verbs_qp *qp,
                                        enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
 {
     uint32_t n = gdaki_transfer_wqes(size);
-    uint64_t base = gdaki_sq_reserve(qp, n + 1, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t base = gdaki_post_begin(&g, qp, n + 1, rsm, code_opt);
 
     gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size);
     gdaki_prepare_signal(qp, base + n, sig_raddr, sig_laddr, sig_val);
-    return gdaki_commit(qp, base, base + n, rsm, nic, code_opt);
+    return gdaki_post_end(&g, qp, n + 1, rsm, nic, code_opt);
 }
 
 /* p, then the signal. */
@@ -129,12 +216,13 @@ GDAKI_INLINE uint64_t gdaki_p_signal(struct doca_gpu_dev_verbs_qp *qp,
                                      enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
                                      enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
 {
-    uint64_t base = gdaki_sq_reserve(qp, 2, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t base = gdaki_post_begin(&g, qp, 2, rsm, code_opt);
 
     gdaki_wqe_write_inl(qp, gdaki_wqe_ptr(qp, base), base, GDAKI_WQE_FLAGS, raddr.addr, raddr.key,
                         value, bytes);
     gdaki_prepare_signal(qp, base + 1, sig_raddr, sig_laddr, sig_val);
-    return gdaki_commit(qp, base, base + 1, rsm, nic, code_opt);
+    return gdaki_post_end(&g, qp, 2, rsm, nic, code_opt);
 }
 
 /* The signal alone. */
@@ -144,10 +232,11 @@ GDAKI_INLINE uint64_t gdaki_signal(struct doca_gpu_dev_verbs_qp *qp,
                                    enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
                                    enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
 {
-    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t idx = gdaki_post_begin(&g, qp, 1, rsm, code_opt);
 
     gdaki_prepare_signal(qp, idx, sig_raddr, sig_laddr, sig_val);
-    return gdaki_commit(qp, idx, idx, rsm, nic, code_opt);
+    return gdaki_post_end(&g, qp, 1, rsm, nic, code_opt);
 }
 
 /* Waits for the WQE named by ticket: 0, or -EIO on an error completion (qp's CQ records it). */
@@ -162,10 +251,11 @@ GDAKI_INLINE uint64_t gdaki_dump(struct doca_gpu_dev_verbs_qp *qp,
                                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
                                  enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
 {
-    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t idx = gdaki_post_begin(&g, qp, 1, rsm, code_opt);
 
     gdaki_wqe_dump(qp, gdaki_wqe_ptr(qp, idx), idx, GDAKI_WQE_FLAGS, daddr.addr, daddr.key, 1);
-    return gdaki_commit(qp, idx, idx, rsm, nic, code_opt);
+    return gdaki_post_end(&g, qp, 1, rsm, nic, code_opt);
 }
 
 /*
@@ -182,14 +272,15 @@ GDAKI_INLINE uint64_t gdaki_get(struct doca_gpu_dev_verbs_qp *qp,
 {
     uint32_t n = gdaki_transfer_wqes(size);
     uint32_t total = n + (mcst ? 1 : 0);
-    uint64_t base = gdaki_sq_reserve(qp, total, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t base = gdaki_post_begin(&g, qp, total, rsm, code_opt);
     uint64_t ticket;
 
     gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_READ, raddr, laddr, size);
     if (mcst)
         gdaki_wqe_dump(qp, gdaki_wqe_ptr(qp, base + n), base + n, GDAKI_WQE_FLAGS, daddr.addr,
                        daddr.key, 1);
-    ticket = gdaki_commit(qp, base, base + total - 1, rsm, nic, code_opt);
+    ticket = gdaki_post_end(&g, qp, total, rsm, nic, code_opt);
     *status = blocking ? gdaki_wait(qp, ticket) : 0;
     return ticket;
 }
@@ -224,26 +315,18 @@ GDAKI_INLINE void gdaki_counter(struct doca_gpu_dev_verbs_qp *main_qp, uint64_t 
                                 enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
                                 enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
 {
-    uint64_t base = gdaki_sq_reserve(companion_qp, 2, rsm, code_opt);
+    struct gdaki_post g;
+    uint64_t base = gdaki_post_begin(&g, companion_qp, 2, rsm, code_opt);
 
     /* CQE number `ticket` is the (ticket + 1)th of the main CQ. */
     gdaki_wqe_wait(companion_qp, gdaki_wqe_ptr(companion_qp, base), base, GDAKI_WQE_FLAGS,
                    main_qp->cq_sq.cq_num, (uint32_t)(ticket + 1));
     gdaki_prepare_signal(companion_qp, base + 1, counter_raddr, counter_laddr, counter_val);
-    gdaki_commit(companion_qp, base, base + 1, rsm, nic, code_opt);
+    gdaki_post_end(&g, companion_qp, 2, rsm, nic, code_opt);
 }
 
 #if defined(__CUDACC__)
 /* ---- Warp scope (CUDA): each lane brings its own arguments; lane 0 reserves and submits ---- */
-
-/* This thread's lane in its warp. */
-__device__ static __forceinline__ uint32_t gdaki_lane_id(void)
-{
-    uint32_t lane;
-
-    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
-    return lane;
-}
 
 /* Lane 0 reserves n slots per lane for the warp; every lane gets the first. */
 __device__ static __forceinline__ uint64_t

@@ -32,8 +32,11 @@ union __attribute__((aligned(16))) gdaki_wqe {
 GDAKI_INLINE struct doca_gpu_dev_verbs_wqe *gdaki_wqe_ptr(const struct doca_gpu_dev_verbs_qp *qp,
                                                           uint64_t wqe_idx)
 {
-    return (struct doca_gpu_dev_verbs_wqe *)(void *)(qp->sq_wqe_daddr + ((wqe_idx & qp->sq_wqe_mask)
-                                                                         << PRM_WQE_BB_SHIFT));
+    uint8_t *ring = (uint8_t *)gdaki_ro_ptr((void *const *)&qp->sq_wqe_daddr);
+
+    return (struct doca_gpu_dev_verbs_wqe *)(void *)(ring +
+                                                     ((wqe_idx & gdaki_ro_u32(&qp->sq_wqe_mask))
+                                                      << PRM_WQE_BB_SHIFT));
 }
 
 /* Zeroes w and fills its control segment. */
@@ -46,7 +49,7 @@ GDAKI_INLINE void gdaki_wqe_begin(union gdaki_wqe *w, const struct doca_gpu_dev_
     w->s.ctrl.opmod_idx_opcode = gdaki_htobe32(
             ((uint32_t)opmod << 24) | ((uint32_t)(wqe_idx & 0xffff) << PRM_WQE_IDX_SHIFT) | opcode);
     /* sq_num_shift8_be leaves the last byte zero: the DS count goes there. */
-    w->s.ctrl.qpn_ds = qp->sq_num_shift8_be | gdaki_htobe32(ds);
+    w->s.ctrl.qpn_ds = gdaki_ro_u32(&qp->sq_num_shift8_be) | gdaki_htobe32(ds);
     w->s.ctrl.fm_ce_se = ctrl_flags;
     w->s.ctrl.imm = imm;
 }

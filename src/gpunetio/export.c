@@ -13,6 +13,7 @@
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_map.h"
 #include "gpunetio/gpunetio_qp.h"
+#include "gdaki_verbs_desc.h"
 
 const char *gpunetio_nic_handler_name(uint32_t nic_handler)
 {
@@ -235,6 +236,7 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
     struct doca_gpu_dev_verbs_qp *d = &gqp->desc;
     uint32_t h = gqp->nic_handler;
     size_t cq_bytes = (size_t)VERBS_CQE_SIZE << cq->log_size;
+    uint8_t *ring;
     void *p;
     doca_error_t err;
 
@@ -246,30 +248,23 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
     err = executor_addr(gqp, l->wq, l->rq_bytes + l->sq_bytes, l->gpu, "the work queue", &p);
     if (err != DOCA_SUCCESS)
         return err;
-    d->sq_wqe_daddr = (uint8_t *)p + l->rq_bytes;
-    d->sq_wqe_num = l->sq_wqebb_cnt;
-    d->sq_wqe_mask = l->sq_wqebb_cnt - 1;
-    d->sq_num = qp->qpn;
-    d->sq_num_shift8_be = gdaki_htobe32(qp->qpn << 8);
-    d->nic_handler = h;
-    d->mem_type = l->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST;
+    gdaki_desc_set_sq(d, (uint8_t *)p + l->rq_bytes, l->sq_wqebb_cnt, qp->qpn, h,
+                      l->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST,
+                      gdaki_desc_nic_scope(gqp->gpu != NULL, h, l->gpu, qp->dbr.umem->gpu));
 
     err = executor_addr(gqp, verbs_buf_addr(&cq->ring), cq_bytes, cq->ring.umem->gpu, "the CQ ring",
                         &p);
     if (err != DOCA_SUCCESS)
         return err;
-    d->cq_sq.cqe_daddr = p;
-    d->cq_sq.cqe_num = cq->collapsed ? 1 : 1u << cq->log_size;
-    d->cq_sq.cqe_mask = d->cq_sq.cqe_num - 1;
-    d->cq_sq.cq_num = cq->cqn;
-    d->cq_sq.collapsed = cq->collapsed;
-    d->cq_sq.mem_type = cq->ring.umem->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU
-                                           : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST;
+    ring = p;
     err = executor_addr(gqp, verbs_buf_addr(&cq->dbr), sizeof(uint32_t), cq->dbr.umem->gpu,
                         "the CQ doorbell record", &p);
     if (err != DOCA_SUCCESS)
         return err;
-    d->cq_sq.dbrec = p;
+    gdaki_desc_set_cq(&d->cq_sq, ring, cq->log_size, cq->cqn, cq->collapsed,
+                      cq->ring.umem->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU
+                                         : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST,
+                      p);
 
     /* The proxy's view: the host addresses of the record and the register, rung as an SM would. */
     gqp->host_view = *d;
@@ -340,7 +335,7 @@ static doca_error_t place_desc(struct doca_gpu_verbs_qp *gqp)
     doca_error_t err;
 
     if (gqp->gpu == NULL) {
-        gqp->dev = aligned_alloc(64, verbs_align_up(sizeof(*gqp->dev), 64));
+        gqp->dev = aligned_alloc(DOCA_GPUNETIO_VERBS_QP_LINE, sizeof(*gqp->dev));
         if (gqp->dev == NULL) {
             DOCA_LOG_ERR("out of memory for the QP descriptor");
             return DOCA_ERROR_NO_MEMORY;
@@ -348,7 +343,8 @@ static doca_error_t place_desc(struct doca_gpu_verbs_qp *gqp)
         *gqp->dev = gqp->desc;
         return DOCA_SUCCESS;
     }
-    err = doca_gpu_mem_alloc(gqp->gpu, sizeof(*gqp->dev), 64, DOCA_GPU_MEM_TYPE_GPU, &dev, NULL);
+    err = doca_gpu_mem_alloc(gqp->gpu, sizeof(*gqp->dev), DOCA_GPUNETIO_VERBS_QP_LINE,
+                             DOCA_GPU_MEM_TYPE_GPU, &dev, NULL);
     if (err != DOCA_SUCCESS)
         return err;
     gqp->dev = dev;

@@ -46,7 +46,7 @@ doca_error_t doca_gpu_verbs_export_multi_qps_dev(doca_gpu_t *gpu_dev,
     }
     if (err != DOCA_SUCCESS)
         return err;
-    host = aligned_alloc(64, verbs_align_up(bytes, 64));
+    host = aligned_alloc(DOCA_GPUNETIO_VERBS_QP_LINE, bytes);
     if (host == NULL) {
         DOCA_LOG_ERR("out of memory for %u QP descriptors", num_qps);
         return DOCA_ERROR_NO_MEMORY;
@@ -62,7 +62,8 @@ doca_error_t doca_gpu_verbs_export_multi_qps_dev(doca_gpu_t *gpu_dev,
             free(host);
         return err;
     }
-    err = doca_gpu_mem_alloc(gpu_dev, bytes, 64, DOCA_GPU_MEM_TYPE_GPU, &dev, NULL);
+    err = doca_gpu_mem_alloc(gpu_dev, bytes, DOCA_GPUNETIO_VERBS_QP_LINE, DOCA_GPU_MEM_TYPE_GPU,
+                             &dev, NULL);
     if (err == DOCA_SUCCESS)
         err = gpunetio_gpu_bind(gpu_dev, &cuda);
     if (err == DOCA_SUCCESS) {
