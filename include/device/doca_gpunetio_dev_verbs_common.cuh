@@ -10,13 +10,14 @@
 #include "doca_gpunetio_verbs_def.h"
 #include "gdaki_verbs.h"
 
-/* Orders earlier accesses before later ones for observers in sync_scope (THREAD: none). */
+/* Orders earlier stores before later ones for observers in sync_scope (THREAD: none). */
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
 __device__ static __forceinline__ void doca_gpu_dev_verbs_fence_release()
 {
-    gdaki_fence(sync_scope);
+    gdaki_fence_release(sync_scope);
 }
 
+/* Orders earlier accesses before later ones for observers in sync_scope (a full fence). */
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
 __device__ static __forceinline__ void doca_gpu_dev_verbs_fence_acquire()
 {

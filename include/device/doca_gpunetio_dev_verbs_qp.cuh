@@ -179,21 +179,21 @@ doca_gpu_dev_verbs_prepare_db(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_in
     return gdaki_sq_db_value(qp, prod_index);
 }
 
-/* Fences at sync_scope, then writes the doorbell record. */
+/* A release fence at sync_scope, then the doorbell record. */
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU>
 __device__ static __forceinline__ void
 doca_gpu_dev_verbs_update_dbr(struct doca_gpu_dev_verbs_qp *qp, uint32_t prod_index)
 {
-    gdaki_fence(sync_scope);
+    gdaki_fence_release(sync_scope);
     gdaki_store_volatile_u32(qp->sq_dbrec, doca_gpu_dev_verbs_prepare_dbr(prod_index));
 }
 
-/* Fences at sync_scope, then rings the doorbell register for prod_index. */
+/* A release fence at sync_scope, then the doorbell register for prod_index. */
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU>
 __device__ static __forceinline__ void doca_gpu_dev_verbs_ring_db(struct doca_gpu_dev_verbs_qp *qp,
                                                                   uint64_t prod_index)
 {
-    gdaki_fence(sync_scope);
+    gdaki_fence_release(sync_scope);
     gdaki_store_volatile_u64(qp->sq_db, gdaki_sq_db_value(qp, prod_index));
 }
 
@@ -201,8 +201,8 @@ __device__ static __forceinline__ void doca_gpu_dev_verbs_ring_db(struct doca_gp
 
 /*
  * Submits the ready WQEs below prod_idx with nic_handler (AUTO: the QP's).
- * The fences the NIC needs are always taken; sync_scope is accepted for
- * DOCA compatibility.
+ * The fences the NIC needs are always taken, at the QP's NIC scope
+ * (sq_nic_scope); sync_scope is accepted for DOCA compatibility.
  */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,

@@ -213,14 +213,20 @@ GDAKI_INLINE void gdaki_unlock(uint32_t *lock, enum doca_gpu_dev_verbs_resource_
 
 /*
  * Loads of descriptor fields that stay the same while kernels run (set at
- * export). On the GPU they go through the read-only data path, whose cache
- * a release fence leaves alone: an operation after a doorbell finds them
- * there instead of going back to L2.
+ * export, before any launch). On the GPU they are read-only-path loads
+ * (ld.global.nc) written as plain asm without volatile or memory clobber:
+ * the compiler may treat them as values of their address alone, so it keeps
+ * them in registers across fences and hoists them out of a caller's loop
+ * over the same QP. A loaded value would go stale only if the descriptor
+ * changed under a running kernel, which nothing does.
  */
 GDAKI_INLINE uint32_t gdaki_ro_u32(const uint32_t *p)
 {
 #if GDAKI_ON_GPU
-    return __ldg((const unsigned int *)p);
+    uint32_t v;
+
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
 #else
     return *p;
 #endif
@@ -229,7 +235,10 @@ GDAKI_INLINE uint32_t gdaki_ro_u32(const uint32_t *p)
 GDAKI_INLINE void *gdaki_ro_ptr(void *const *p)
 {
 #if GDAKI_ON_GPU
-    return (void *)(uintptr_t)__ldg((const unsigned long long *)(const void *)p);
+    uint64_t v;
+
+    asm("ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(p));
+    return (void *)(uintptr_t)v;
 #else
     return *p;
 #endif
