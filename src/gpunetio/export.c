@@ -236,6 +236,7 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
     struct doca_gpu_dev_verbs_qp *d = &gqp->desc;
     uint32_t h = gqp->nic_handler;
     size_t cq_bytes = (size_t)VERBS_CQE_SIZE << cq->log_size;
+    enum doca_gpu_dev_verbs_sync_scope scope;
     uint8_t *ring;
     void *p;
     doca_error_t err;
@@ -248,9 +249,16 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
     err = executor_addr(gqp, l->wq, l->rq_bytes + l->sq_bytes, l->gpu, "the work queue", &p);
     if (err != DOCA_SUCCESS)
         return err;
+    scope = gdaki_desc_nic_scope(gqp->gpu != NULL, h, l->gpu, qp->dbr.umem->gpu);
+    if (scope != DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS &&
+        gpunetio_env_is_1(GPUNETIO_NIC_FENCE_SYS_ENV)) {
+        DOCA_LOG_INFO("QP 0x%x: system-scope doorbell fences (" GPUNETIO_NIC_FENCE_SYS_ENV "=1)",
+                      qp->qpn);
+        scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS;
+    }
     gdaki_desc_set_sq(d, (uint8_t *)p + l->rq_bytes, l->sq_wqebb_cnt, qp->qpn, h,
                       l->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST,
-                      gdaki_desc_nic_scope(gqp->gpu != NULL, h, l->gpu, qp->dbr.umem->gpu));
+                      scope);
 
     err = executor_addr(gqp, verbs_buf_addr(&cq->ring), cq_bytes, cq->ring.umem->gpu, "the CQ ring",
                         &p);

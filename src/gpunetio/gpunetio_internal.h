@@ -74,6 +74,11 @@ const char *gpunetio_cu_error(const struct core_cuda_ops *cuda, core_cu_result r
 #define GPUNETIO_GDRAPI_SONAME       "libgdrapi.so.2"
 #define GPUNETIO_GDRAPI_ENV          "DOCA_GPUNETIO_LIBGDRAPI"
 #define GPUNETIO_DISABLE_GDRCOPY_ENV "DOCA_GPUNETIO_DISABLE_GDRCOPY"
+/* "1": exported QPs order their doorbells with system-scope fences even when GPU scope would do. */
+#define GPUNETIO_NIC_FENCE_SYS_ENV   "DOCA_GPUNETIO_NIC_FENCE_SYS"
+
+/* Whether environment variable `name` is set to "1". */
+bool gpunetio_env_is_1(const char *name);
 
 /* One doca_gpu_mem_alloc() allocation, on its context's list (under gpu->lock). */
 struct gpunetio_alloc {

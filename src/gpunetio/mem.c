@@ -34,11 +34,16 @@ static void gdrcopy_probe(void)
     /* The handle stays open for the life of the process, like the other libraries. */
 }
 
+bool gpunetio_env_is_1(const char *name)
+{
+    const char *v = getenv(name);
+
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
 const char *gpunetio_gdrcopy_unavailable_reason(void)
 {
-    const char *off = getenv(GPUNETIO_DISABLE_GDRCOPY_ENV);
-
-    if (off != NULL && strcmp(off, "1") == 0)
+    if (gpunetio_env_is_1(GPUNETIO_DISABLE_GDRCOPY_ENV))
         return "GDRCopy is disabled (" GPUNETIO_DISABLE_GDRCOPY_ENV "=1)";
     pthread_once(&gdrcopy_once, gdrcopy_probe);
     return gdrcopy_loaded ? NULL : gdrcopy_reason;

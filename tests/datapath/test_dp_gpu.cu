@@ -164,6 +164,27 @@ static struct dp_cfg cfg_of(const char *bus_id, int handler, bool rings_gpu)
     return c;
 }
 
+/*
+ * The scope export gave the doorbell fences: GPU only for a QP whose ring
+ * and record are in GPU memory (the high-level QPs here) rung by the GPU
+ * itself, SYS for host rings, a CPU proxy or DOCA_GPUNETIO_NIC_FENCE_SYS=1.
+ */
+static void check_nic_scope(const struct dp_side *s, bool rings_gpu)
+{
+    const char *force = getenv("DOCA_GPUNETIO_NIC_FENCE_SYS");
+    struct doca_gpu_dev_verbs_qp d;
+    bool sys;
+
+    DP_CHECK(cudaMemcpy(&d, s->dev[0], sizeof(d), cudaMemcpyDeviceToHost) == cudaSuccess,
+             "reading the QP descriptor");
+    sys = !rings_gpu || (d.nic_handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) ||
+          (force != NULL && strcmp(force, "1") == 0);
+    DP_CHECK(d.sq_nic_scope == (uint32_t)(sys ? DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS
+                                              : DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU),
+             "handler %u, rings in %s memory: doorbell fence scope %u", d.nic_handler,
+             rings_gpu ? "GPU" : "host", d.sq_nic_scope);
+}
+
 static int run_ops(const char *bus, int handler, bool rings_gpu)
 {
     struct dp_cfg c = cfg_of(bus, handler, rings_gpu);
@@ -173,6 +194,7 @@ static int run_ops(const char *bus, int handler, bool rings_gpu)
 
     c.companion = true;
     dp_start(&s, &c);
+    check_nic_scope(&s, rings_gpu);
     dp_plan_of(&s, &p);
     p.rsm = DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE;
     p.counters = 1;

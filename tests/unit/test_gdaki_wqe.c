@@ -17,6 +17,7 @@
 #include <infiniband/mlx5dv.h>
 
 #include "gdaki_verbs.h"
+#include "gdaki_verbs_desc.h"
 
 #define QPN 0x1234u
 
@@ -30,14 +31,9 @@ struct fx {
 static void fx_init(struct fx *f)
 {
     memset(f, 0, sizeof(*f));
-    f->qp.sq_wqe_daddr = f->ring;
-    f->qp.sq_wqe_num = 16;
-    f->qp.sq_wqe_mask = 15;
-    f->qp.sq_num = QPN;
-    f->qp.sq_num_shift8_be = htobe32(QPN << 8);
-    f->qp.cq_sq.cqe_daddr = f->cqes;
-    f->qp.cq_sq.cqe_num = 16;
-    f->qp.cq_sq.cqe_mask = 15;
+    gdaki_desc_set_sq(&f->qp, f->ring, 16, QPN, DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB,
+                      DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+    gdaki_desc_set_cq(&f->qp.cq_sq, f->cqes, 4, 0x77, 0, DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST, NULL);
     memset(f->cqes, 0xff, sizeof(f->cqes)); /* opcode INVALID everywhere */
 }
 
@@ -272,6 +268,42 @@ static void test_doca_values(void **state)
     assert_int_equal(sizeof(struct doca_gpu_dev_verbs_wqe), 64);
 }
 
+/* The descriptor helpers: ring geometry, the byte-swapped QP number, and the NIC fence rule. */
+static void test_descriptor(void **state)
+{
+    const uint32_t db = DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB;
+    const uint32_t proxy = DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY;
+    const uint32_t no_dbr = DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR;
+    const enum doca_gpu_dev_verbs_sync_scope gpu = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU;
+    const enum doca_gpu_dev_verbs_sync_scope sys = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS;
+    struct fx f;
+
+    (void)state;
+    fx_init(&f);
+    assert_int_equal(f.qp.sq_wqe_mask, 15);
+    assert_int_equal(f.qp.sq_num_shift8_be, htobe32(QPN << 8));
+    assert_int_equal(f.qp.sq_nic_scope, sys);
+    assert_int_equal(f.qp.cq_sq.cqe_num, 16);
+    assert_int_equal(f.qp.cq_sq.cqe_mask, 15);
+    gdaki_desc_set_cq(&f.qp.cq_sq, f.cqes, 4, 0x77, 1, DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST, NULL);
+    assert_int_equal(f.qp.cq_sq.cqe_num, 1);
+    assert_int_equal(f.qp.cq_sq.cqe_mask, 0);
+
+    /* GPU scope only for a GPU ringing the NIC itself with ring and record in GPU memory. */
+    assert_int_equal(gdaki_desc_nic_scope(1, db, 1, 1), gpu);
+    assert_int_equal(gdaki_desc_nic_scope(1, no_dbr, 1, 0), gpu);
+    assert_int_equal(gdaki_desc_nic_scope(1, db, 1, 0), sys);
+    assert_int_equal(gdaki_desc_nic_scope(1, db, 0, 1), sys);
+    assert_int_equal(gdaki_desc_nic_scope(1, proxy, 1, 1), sys);
+    assert_int_equal(gdaki_desc_nic_scope(0, db, 1, 1), sys);
+
+    /* The counters start the second cache line: their stores leave the read-only line alone. */
+    assert_int_equal(offsetof(struct doca_gpu_dev_verbs_qp, sq_rsvd_index),
+                     DOCA_GPUNETIO_VERBS_QP_LINE);
+    assert_true(offsetof(struct doca_gpu_dev_verbs_qp, cq_sq) + sizeof(f.qp.cq_sq) <=
+                DOCA_GPUNETIO_VERBS_QP_LINE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +314,7 @@ int main(void)
             cmocka_unit_test(test_completion_matching),
             cmocka_unit_test(test_reserve_waits_for_slot),
             cmocka_unit_test(test_doca_values),
+            cmocka_unit_test(test_descriptor),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
