@@ -10,10 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD_DIR:-build}
-if [ ! -x "$build/bench/gdaki_sink_bench" ]; then
-    cmake -S . -B "$build" -DBUILD_TESTING=OFF >/dev/null
-    cmake --build "$build" -j "$(nproc)" --target gdaki_sink_bench >/dev/null
-fi
+[ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DBUILD_TESTING=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" --target gdaki_sink_bench >/dev/null
 out=bench/results/device
 mkdir -p "$out"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

@@ -43,7 +43,13 @@
 #define SINK_BLOCKS       132
 #define SINK_THREADS      128
 #define SINK_MAX_QPS      (SINK_BLOCKS * SINK_THREADS)
-#define SINK_WQE_NUM      128 /* basic blocks per send queue */
+/*
+ * Basic blocks per send queue: more than a block's threads can have
+ * reserved but not yet written (two rounds of 128 put_signals, 512), so a
+ * wrapping ring never has two writes to one slot in flight, as
+ * SKIP_AVAILABILITY_CHECK asks of its caller.
+ */
+#define SINK_WQE_NUM      1024
 #define SINK_DB_STRIDE    256 /* bytes between two QPs' doorbell registers */
 #define SINK_DBR_STRIDE   64  /* bytes between two QPs' doorbell records (own cache line) */
 #define SINK_MKEY_BE      0x11223344u
@@ -220,11 +226,12 @@ static void sink_qps_reset(struct sink_qps *q)
 
 /*
  * Checks what the first nqp QPs ended with after one launch of `expected`
- * WQEs in all: every WQE reserved was submitted (sq_wqe_pi), and each QP's
+ * WQEs in all: every WQE reserved was submitted (sq_wqe_pi), each QP's last
+ * WQE names its QP, its index and the operation's last opcode, and its
  * doorbell record and register hold its last producer index, as the NIC
  * would read them. Returns the WQEs reserved; exits on a mismatch.
  */
-static uint64_t sink_qps_verify(struct sink_qps *q, uint32_t nqp, uint32_t handler,
+static uint64_t sink_qps_verify(struct sink_qps *q, uint32_t nqp, uint32_t handler, enum sink_op op,
                                 uint64_t expected)
 {
     const size_t ring_bytes = (size_t)SINK_WQE_NUM * sizeof(struct doca_gpu_dev_verbs_wqe);
@@ -232,6 +239,9 @@ static uint64_t sink_qps_verify(struct sink_qps *q, uint32_t nqp, uint32_t handl
             (struct doca_gpu_dev_verbs_qp *)malloc(sizeof(*d) * (size_t)nqp);
     uint8_t *dbrs = (uint8_t *)malloc((size_t)SINK_DBR_STRIDE * nqp);
     uint8_t *rings = (uint8_t *)malloc(ring_bytes * nqp);
+    const uint32_t last_opcode = op == SINK_PUT          ? PRM_WQE_OPCODE_RDMA_WRITE
+                                 : op == SINK_PUT_SIGNAL ? PRM_WQE_OPCODE_ATOMIC_FA
+                                                         : PRM_WQE_OPCODE_RDMA_READ;
     uint64_t n = 0;
     uint32_t bad = 0;
 
@@ -245,24 +255,31 @@ static uint64_t sink_qps_verify(struct sink_qps *q, uint32_t nqp, uint32_t handl
     for (uint32_t i = 0; i < nqp; i++) {
         uint64_t prod = d[i].sq_rsvd_index;
         uint64_t db = *(volatile uint64_t *)((uint8_t *)q->uar + (size_t)SINK_DB_STRIDE * i);
-        uint32_t dbr;
+        const uint8_t *last = rings + ring_bytes * i + ((prod - 1) & (SINK_WQE_NUM - 1)) * 64;
+        uint32_t dbr, ctrl[2];
         uint64_t want_db;
 
         memcpy(&dbr, dbrs + (size_t)SINK_DBR_STRIDE * i + 4, sizeof(dbr));
+        memcpy(ctrl, last, sizeof(ctrl));
         if (handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_BF) /* the last WQE's first 8 bytes */
-            memcpy(&want_db, rings + ring_bytes * i + ((prod - 1) & (SINK_WQE_NUM - 1)) * 64, 8);
+            memcpy(&want_db, last, 8);
         else
             want_db = gdaki_sq_db_value(&d[i], prod);
         n += prod;
-        if (d[i].sq_wqe_pi != prod || d[i].sq_ready_index != prod || db != want_db ||
+        if (prod == 0 ||
+            ctrl[0] != gdaki_htobe32(((uint32_t)(prod - 1) & 0xffff) << 8 | last_opcode) ||
+            gdaki_be32toh(ctrl[1]) >> 8 != d[i].sq_num || d[i].sq_wqe_pi != prod ||
+            d[i].sq_ready_index != prod || db != want_db ||
             ((handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_NO_DBR) == 0 &&
              dbr != gdaki_htobe32((uint32_t)prod & 0xffff))) {
             if (bad++ == 0)
                 fprintf(stderr,
                         "gdaki_sink_bench: QP %u: reserved %llu, ready %llu, submitted %llu, "
-                        "record 0x%08x, doorbell 0x%016llx (want 0x%016llx)\n",
+                        "last WQE 0x%08x 0x%08x, record 0x%08x, doorbell 0x%016llx (want "
+                        "0x%016llx)\n",
                         i, (unsigned long long)prod, (unsigned long long)d[i].sq_ready_index,
-                        (unsigned long long)d[i].sq_wqe_pi, dbr, (unsigned long long)db,
+                        (unsigned long long)d[i].sq_wqe_pi, gdaki_be32toh(ctrl[0]),
+                        gdaki_be32toh(ctrl[1]), dbr, (unsigned long long)db,
                         (unsigned long long)want_db);
         }
     }
@@ -396,7 +413,7 @@ static int run_case(struct sink_qps *q, const struct sink_case *c, enum sink_op 
     sink_qps_reset(q);
     time_launch(lib, c, q->args, iters);
     bare_wqes = (double)threads * iters * wqes_per_op(op, c->mode);
-    wqes = (double)sink_qps_verify(q, nqp, o->handler, (uint64_t)bare_wqes);
+    wqes = (double)sink_qps_verify(q, nqp, o->handler, op, (uint64_t)bare_wqes);
     rate = wqes / best_lib;
     bare_rate = bare_wqes / best_bare;
     ns_per_op = best_lib * 1e9 / iters;
