@@ -93,7 +93,8 @@ GDAKI_INLINE uint64_t gdaki_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t fi
  * options, post as a group: the lowest lane reserves for all of them (one
  * atomic), waits for the group's turn in the ready order once, and submits
  * once, so one doorbell covers the group. Each thread still gets its own
- * slots and returns only after its WQEs are submitted.
+ * slots and returns only after its WQEs are submitted. A group that would
+ * need more slots than the ring has posts thread by thread.
  */
 struct gdaki_post {
     uint64_t base;     /* this thread's first slot */
@@ -115,7 +116,11 @@ GDAKI_INLINE uint64_t gdaki_post_begin(struct gdaki_post *g, struct doca_gpu_dev
         int same = 0;
 
         __match_all_sync(peers, ((unsigned long long)code_opt << 32) | n, &same);
-        if (same) {
+        /*
+         * A group's slots must fit the ring: waiting for a slot to free up
+         * would otherwise wait for one of the group's own WQEs.
+         */
+        if (same && n * (uint32_t)__popc(peers) <= gdaki_ro_u32(&qp->sq_wqe_num)) {
             const uint32_t lane = gdaki_lane_id();
             const uint32_t leader = (uint32_t)__ffs(peers) - 1;
             uint64_t grp = 0;

@@ -121,21 +121,23 @@ GDAKI_INLINE int dp_ops(struct doca_gpu_dev_verbs_qp *qp, const struct dp_plan *
     return 0;
 }
 
-/* Thread t of p->threads sharing one QP: its puts, then its signal; waits for the signal. */
+/*
+ * Thread t of p->threads sharing one QP: its puts, the last with the
+ * signal (two WQEs, so that on the GPU a warp's 32 of them need more slots
+ * than a small ring has); waits for the signal.
+ */
 GDAKI_INLINE int dp_share(struct doca_gpu_dev_verbs_qp *qp, const struct dp_plan *p, uint32_t t,
                           enum doca_gpu_dev_verbs_nic_handler nic)
 {
     const enum doca_gpu_dev_verbs_resource_sharing_mode rsm =
             (enum doca_gpu_dev_verbs_resource_sharing_mode)p->rsm;
+    uint64_t off = DP_SHARE_OFF + (uint64_t)t * DP_SHARE_PUTS * 64;
     uint64_t ticket;
 
-    for (uint32_t k = 0; k < DP_SHARE_PUTS; k++) {
-        uint64_t off = DP_SHARE_OFF + ((uint64_t)t * DP_SHARE_PUTS + k) * 64;
-
+    for (uint32_t k = 0; k + 1 < DP_SHARE_PUTS; k++, off += 64)
         gdaki_put(qp, DP_R(p, off), DP_L(p, off), 64, rsm, nic, 0);
-    }
-    ticket = gdaki_signal(qp, DP_R(p, DP_SHARE_SIG_OFF), DP_L(p, DP_SHARE_RET_OFF + 8 * t), 1, rsm,
-                          nic, 0);
+    ticket = gdaki_put_signal(qp, DP_R(p, off), DP_L(p, off), 64, DP_R(p, DP_SHARE_SIG_OFF),
+                              DP_L(p, DP_SHARE_RET_OFF + 8 * t), 1, rsm, nic, 0);
     return gdaki_wait(qp, ticket);
 }
 

@@ -38,8 +38,9 @@
 
 /*
  * Sharing workload: per thread DP_SHARE_PUTS puts of 64 bytes (1 MiB for
- * the most threads), then one signal. The warp workload adds one signal
- * per warp, whose return value lands after the threads'.
+ * the most threads), the last a put_signal carrying the thread's signal.
+ * The warp workload adds one signal per warp, whose return value lands
+ * after the threads'.
  */
 #define DP_SHARE_OFF     0x100000u
 #define DP_SHARE_PUTS    64
