@@ -35,17 +35,11 @@ struct sink_args {
     unsigned long long *out; /* one word per thread: keeps each thread's tickets live */
 };
 
+/* A kernel (ptxas reports it under its C name: sink_<op>_<mode>, bare_<op>_<shape>). */
 typedef void (*sink_kernel_fn)(struct sink_args);
 
-/* A kernel and the name ptxas reports it under. */
-struct sink_kernel {
-    sink_kernel_fn fn;
-    const char *name;
-};
-
-/* The library's kernel for (op, mode), and the bare one: the same stores and fences, no protocol.
- */
-extern const struct sink_kernel sink_kernels[SINK_NUM_OPS][SINK_NUM_MODES];
-extern const struct sink_kernel sink_bare_kernels[SINK_NUM_OPS][SINK_NUM_MODES];
+/* The library's kernel for (op, mode), and the bare one: the same stores, no protocol. */
+extern const sink_kernel_fn sink_kernels[SINK_NUM_OPS][SINK_NUM_MODES];
+extern const sink_kernel_fn sink_bare_kernels[SINK_NUM_OPS][SINK_NUM_MODES];
 
 #endif /* BENCH_SINK_H */

@@ -294,9 +294,9 @@ static uint64_t sink_qps_verify(struct sink_qps *q, uint32_t nqp, uint32_t handl
     return n;
 }
 
-/* Seconds one launch of fn takes (device events). */
-static double time_launch(const struct sink_kernel *k, const struct sink_case *c,
-                          struct sink_args args, uint32_t iters)
+/* Seconds one launch of kernel k takes (device events). */
+static double time_launch(sink_kernel_fn k, const struct sink_case *c, struct sink_args args,
+                          uint32_t iters)
 {
     cudaEvent_t start, stop;
     float ms = 0;
@@ -306,7 +306,7 @@ static double time_launch(const struct sink_kernel *k, const struct sink_case *c
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaEventRecord(start));
-    k->fn<<<c->blocks, c->threads>>>(args);
+    k<<<c->blocks, c->threads>>>(args);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaEventRecord(stop));
     CUDA_CHECK(cudaEventSynchronize(stop));
@@ -390,8 +390,8 @@ static FILE *csv_open(const char *path)
 static int run_case(struct sink_qps *q, const struct sink_case *c, enum sink_op op,
                     const struct options *o, const struct machine *m, FILE *csv)
 {
-    const struct sink_kernel *lib = &sink_kernels[op][c->mode];
-    const struct sink_kernel *bare = &sink_bare_kernels[op][c->mode];
+    const sink_kernel_fn lib = sink_kernels[op][c->mode];
+    const sink_kernel_fn bare = sink_bare_kernels[op][c->mode];
     const uint32_t threads = c->blocks * c->threads;
     const uint32_t nqp = threads / c->threads_per_qp;
     uint32_t iters = (uint32_t)fmax(1.0, c->iters * o->scale);
@@ -417,7 +417,7 @@ static int run_case(struct sink_qps *q, const struct sink_case *c, enum sink_op 
     rate = wqes / best_lib;
     bare_rate = bare_wqes / best_bare;
     ns_per_op = best_lib * 1e9 / iters;
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, (const void *)lib->fn));
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, (const void *)lib));
 
     value = c->per_op_ns ? ns_per_op : rate;
     if (op == SINK_PUT && !o->smoke)

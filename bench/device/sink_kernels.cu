@@ -156,20 +156,17 @@ SINK_KERNELS(put, SINK_PUT)
 SINK_KERNELS(put_signal, SINK_PUT_SIGNAL)
 SINK_KERNELS(get, SINK_GET)
 
-#define SINK_ROW(op)                                                                              \
-    {                                                                                             \
-        {sink_##op##_exclusive, "sink_" #op "_exclusive"}, {sink_##op##_cta, "sink_" #op "_cta"}, \
-                {sink_##op##_gpu, "sink_" #op "_gpu"}, {sink_##op##_warp, "sink_" #op "_warp"},   \
+#define SINK_ROW(op)                                                              \
+    {                                                                             \
+        sink_##op##_exclusive, sink_##op##_cta, sink_##op##_gpu, sink_##op##_warp \
     }
 /* Shared QPs' baseline: each warp's lane 0 rings for the warp, one doorbell per 32 operations. */
-#define BARE_ROW(op)                                                                              \
-    {                                                                                             \
-        {bare_##op##_thread, "bare_" #op "_thread"}, {bare_##op##_shared, "bare_" #op "_shared"}, \
-                {bare_##op##_shared, "bare_" #op "_shared"},                                      \
-                {bare_##op##_warp, "bare_" #op "_warp"},                                          \
+#define BARE_ROW(op)                                                                 \
+    {                                                                                \
+        bare_##op##_thread, bare_##op##_shared, bare_##op##_shared, bare_##op##_warp \
     }
 
-const struct sink_kernel sink_kernels[SINK_NUM_OPS][SINK_NUM_MODES] = {
+const sink_kernel_fn sink_kernels[SINK_NUM_OPS][SINK_NUM_MODES] = {
         SINK_ROW(put), SINK_ROW(put_signal), SINK_ROW(get)};
-const struct sink_kernel sink_bare_kernels[SINK_NUM_OPS][SINK_NUM_MODES] = {
+const sink_kernel_fn sink_bare_kernels[SINK_NUM_OPS][SINK_NUM_MODES] = {
         BARE_ROW(put), BARE_ROW(put_signal), BARE_ROW(get)};
