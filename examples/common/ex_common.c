@@ -63,26 +63,6 @@ void ex_log(int level, const char *file, int line, const char *func, const char 
 
 /* ---- Command line --------------------------------------------------------------------------- */
 
-const char *ex_handler_name(uint32_t handler)
-{
-    switch (handler) {
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO:
-        return "AUTO";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY:
-        return "CPU_PROXY";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB:
-        return "GPU_SM_DB";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF:
-        return "GPU_SM_BF";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR:
-        return "GPU_SM_NO_DBR";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW:
-        return "CPU_PROXY_FREE_FLOW";
-    default:
-        return "unknown";
-    }
-}
-
 /* "0 (AUTO), 1 (CPU_PROXY), ... or 17 (CPU_PROXY_FREE_FLOW)": the handlers ex accepts. */
 static const char *ex_handler_list(const struct ex_info *ex, char *buf, size_t len)
 {
@@ -98,7 +78,7 @@ static const char *ex_handler_list(const struct ex_info *ex, char *buf, size_t l
                                  used == 0   ? ""
                                  : left == 0 ? " or "
                                              : ", ",
-                                 h, ex_handler_name(h));
+                                 h, gdaki_nic_handler_name(h));
     }
     return buf;
 }

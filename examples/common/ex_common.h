@@ -75,9 +75,6 @@ struct ex_args {
  */
 int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_args *a);
 
-/* DOCA's name of a NIC handler ("GPU_SM_DB"). */
-const char *ex_handler_name(uint32_t handler);
-
 /* ---- Signals and time ----------------------------------------------------------------------- */
 
 /* Set (to the signal number) by SIGINT or SIGTERM once ex_signals_install() ran. */

@@ -172,9 +172,9 @@ int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed)
 
     if (err != DOCA_SUCCESS) {
         c->hl = NULL;
-        EX_ERR("doca_gpu_verbs_create_qp_hl (NIC handler %s, %s): %s (%s)", ex_handler_name(h),
-               c->gpu != NULL ? c->gpu_bus_id : "CPU execution", doca_error_get_descr(err),
-               doca_error_get_name(err));
+        EX_ERR("doca_gpu_verbs_create_qp_hl (NIC handler %s, %s): %s (%s)",
+               gdaki_nic_handler_name(h), c->gpu != NULL ? c->gpu_bus_id : "CPU execution",
+               doca_error_get_descr(err), doca_error_get_name(err));
         if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR)
             EX_ERR("NIC handler 10 (GPU SM no DBR) needs a NIC whose send queues work without a "
                    "doorbell record (ConnectX-8; softmlx5 with SOFTMLX5_NO_DBR=1)");
@@ -190,8 +190,9 @@ int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed)
         return -1;
     }
     if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO)
-        EX_INFO("NIC handler AUTO resolved to %s", ex_handler_name(c->handler));
-    EX_INFO("QP created: %d send WQEs, NIC handler %s, %s", sq_wqes, ex_handler_name(c->handler),
+        EX_INFO("NIC handler AUTO resolved to %s", gdaki_nic_handler_name(c->handler));
+    EX_INFO("QP created: %d send WQEs, NIC handler %s, %s", sq_wqes,
+            gdaki_nic_handler_name(c->handler),
             c->gpu != NULL ? "rings in GPU memory" : "rings in host memory");
     return ex_proxy_start(c);
 }

@@ -322,10 +322,10 @@ static int put_bw_client(const struct ex_args *a)
         printf("put_bw: GPU %s, %d blocks x %d threads (%s scope), 1 QP, NIC handler %s\n",
                c.gpu_bus_id, PUT_BW_GPU_BLOCKS, PUT_BW_GPU_BLOCK_THREADS,
                a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP ? "warp" : "thread",
-               ex_handler_name(c.handler));
+               gdaki_nic_handler_name(c.handler));
     else
         printf("put_bw: CPU execution, %d threads, 1 QP, NIC handler %s\n", PUT_BW_CPU_THREADS,
-               ex_handler_name(c.handler));
+               gdaki_nic_handler_name(c.handler));
     printf("%12s %11s %11s %16s %13s\n", "Size (B)", "Iterations", "BW (Gbps)", "Rate (Mpps)",
            "Time (us)");
     for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {

@@ -176,7 +176,8 @@ static int write_lat_run(const struct ex_args *a)
         goto out;
 
     printf("write_lat %s: %s, NIC handler %s\n", client ? "client" : "server",
-           c.gpu != NULL ? "1 CUDA thread" : "CPU execution, 1 thread", ex_handler_name(c.handler));
+           c.gpu != NULL ? "1 CUDA thread" : "CPU execution, 1 thread",
+           gdaki_nic_handler_name(c.handler));
     printf("%12s %11s %14s %17s\n", "Size (B)", "Iterations", "One-way (us)", "Round trip (us)");
     for (int i = 0; i < WRITE_LAT_NUM_SIZES; i++) {
         struct write_lat_job job = {

@@ -129,6 +129,28 @@ enum doca_gpu_dev_verbs_nic_handler {
     DOCA_GPUNETIO_VERBS_NIC_HANDLER_TYPE_MAX,
 };
 
+/* A NIC handler's name as DOCA spells it after DOCA_GPUNETIO_VERBS_NIC_HANDLER_ ("unknown" else).
+ */
+GDAKI_INLINE const char *gdaki_nic_handler_name(uint32_t nic_handler)
+{
+    switch (nic_handler) {
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO:
+        return "AUTO";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY:
+        return "CPU_PROXY";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB:
+        return "GPU_SM_DB";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF:
+        return "GPU_SM_BF";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR:
+        return "GPU_SM_NO_DBR";
+    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW:
+        return "CPU_PROXY_FREE_FLOW";
+    default:
+        return "unknown";
+    }
+}
+
 /* How a QP's send doorbell record is kept (doca_gpu_verbs_export_qp derives it from the QP). */
 enum doca_gpu_verbs_send_dbr_mode_ext {
     DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR = 0,

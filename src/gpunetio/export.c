@@ -15,26 +15,6 @@
 #include "gpunetio/gpunetio_qp.h"
 #include "gdaki_verbs_desc.h"
 
-const char *gpunetio_nic_handler_name(uint32_t nic_handler)
-{
-    switch (nic_handler) {
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO:
-        return "AUTO";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY:
-        return "CPU_PROXY";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB:
-        return "GPU_SM_DB";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF:
-        return "GPU_SM_BF";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR:
-        return "GPU_SM_NO_DBR";
-    case DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW:
-        return "CPU_PROXY_FREE_FLOW";
-    default:
-        return "unknown";
-    }
-}
-
 static const char *dbr_mode_name(enum doca_gpu_verbs_send_dbr_mode_ext mode)
 {
     switch (mode) {
@@ -95,7 +75,7 @@ doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr
     if (gpu == NULL) {
         *out = sm;
         DOCA_LOG_INFO("%s: NIC handler AUTO is %s: CPU threads ring the doorbell themselves", who,
-                      gpunetio_nic_handler_name(sm));
+                      gdaki_nic_handler_name(sm));
         return DOCA_SUCCESS;
     }
     doca_gpu_verbs_can_gpu_register_uar(uar_reg, &can_map);
@@ -103,7 +83,7 @@ doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr
         *out = sm;
         DOCA_LOG_INFO("%s: NIC handler AUTO is %s: the UAR maps for GPU stores, so kernels ring "
                       "the doorbell",
-                      who, gpunetio_nic_handler_name(sm));
+                      who, gdaki_nic_handler_name(sm));
         return DOCA_SUCCESS;
     }
     if (!dbr_in_host && mode != DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW) {
@@ -124,7 +104,7 @@ doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr
 static doca_error_t check_handler(const doca_verbs_qp_t *qp,
                                   enum doca_gpu_verbs_send_dbr_mode_ext mode, uint32_t h)
 {
-    const char *name = gpunetio_nic_handler_name(h);
+    const char *name = gdaki_nic_handler_name(h);
 
     if (h & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) {
         if (!proxy_can_write_dbr(qp, mode)) {
@@ -171,7 +151,7 @@ static doca_error_t check_args(doca_verbs_qp_t *qp, uint32_t nic_handler, doca_v
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (nic_handler != DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO &&
-        strcmp(gpunetio_nic_handler_name(nic_handler), "unknown") == 0) {
+        strcmp(gdaki_nic_handler_name(nic_handler), "unknown") == 0) {
         DOCA_LOG_ERR("NIC handler %u is unknown: use 0 (AUTO), 1 (CPU_PROXY), 2 (GPU_SM_DB), 6 "
                      "(GPU_SM_BF), 10 (GPU_SM_NO_DBR) or 17 (CPU_PROXY_FREE_FLOW)",
                      nic_handler);
@@ -300,7 +280,7 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
     if (err != DOCA_SUCCESS) {
         DOCA_LOG_ERR("QP 0x%x: NIC handler %s needs the UAR mapped for GPU stores, which this "
                      "machine refuses; use CPU_PROXY (or AUTO)",
-                     qp->qpn, gpunetio_nic_handler_name(h));
+                     qp->qpn, gdaki_nic_handler_name(h));
         return DOCA_ERROR_NOT_SUPPORTED;
     }
     gqp->maps[gqp->nmaps++] = p;
@@ -444,7 +424,7 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
     DOCA_LOG_INFO("QP 0x%x exported for %s with NIC handler %s: %u send basic blocks (%s memory), "
                   "CQ 0x%x of %u entries%s",
                   qp->qpn, gpu_dev != NULL ? gpu_dev->bus_id : "CPU threads",
-                  gpunetio_nic_handler_name(gqp->nic_handler), gqp->desc.sq_wqe_num,
+                  gdaki_nic_handler_name(gqp->nic_handler), gqp->desc.sq_wqe_num,
                   qp->layout.gpu ? "GPU" : "host", cq_sq->cqn, gqp->desc.cq_sq.cqe_num,
                   cq_sq->collapsed ? " (collapsed)" : "");
     /* The QP (and through it its CQ) stays until unexport: destroying it is IN_USE. */

@@ -69,7 +69,4 @@ doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr
                                    void *uar_reg, bool dbr_in_host, const char *who,
                                    enum doca_gpu_dev_verbs_nic_handler *out);
 
-/* "GPU_SM_DB", "CPU_PROXY", ... for log lines; "unknown" otherwise. */
-const char *gpunetio_nic_handler_name(uint32_t nic_handler);
-
 #endif /* GPUNETIO_QP_H */

@@ -42,7 +42,7 @@ doca_error_t doca_gpu_verbs_cpu_proxy_progress(struct doca_gpu_verbs_qp *qp, boo
     if (qp->nic_handler != DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY) {
         DOCA_LOG_ERR("QP 0x%x was exported with NIC handler %s, which needs no call to "
                      "doca_gpu_verbs_cpu_proxy_progress()",
-                     qp->qp->qpn, gpunetio_nic_handler_name(qp->nic_handler));
+                     qp->qp->qpn, gdaki_nic_handler_name(qp->nic_handler));
         return DOCA_ERROR_NOT_SUPPORTED;
     }
     rang = gpunetio_proxy_round(qp);
