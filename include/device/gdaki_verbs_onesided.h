@@ -113,6 +113,7 @@ GDAKI_INLINE uint64_t gdaki_post_begin(struct gdaki_post *g, struct doca_gpu_dev
     if (rsm != DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
         /* The converged lanes, as cooperative groups' coalesced_threads() finds them. */
         const uint32_t peers = __match_any_sync(__activemask(), (unsigned long long)(uintptr_t)qp);
+        const uint32_t grp_n = n * (uint32_t)__popc(peers);
         int same = 0;
 
         __match_all_sync(peers, ((unsigned long long)code_opt << 32) | n, &same);
@@ -120,12 +121,12 @@ GDAKI_INLINE uint64_t gdaki_post_begin(struct gdaki_post *g, struct doca_gpu_dev
          * A group's slots must fit the ring: waiting for a slot to free up
          * would otherwise wait for one of the group's own WQEs.
          */
-        if (same && n * (uint32_t)__popc(peers) <= gdaki_ro_u32(&qp->sq_wqe_num)) {
+        if (same && grp_n <= gdaki_ro_u32(&qp->sq_wqe_num)) {
             const uint32_t lane = gdaki_lane_id();
             const uint32_t leader = (uint32_t)__ffs(peers) - 1;
             uint64_t grp = 0;
 
-            g->grp_n = n * (uint32_t)__popc(peers);
+            g->grp_n = grp_n;
             if (lane == leader)
                 grp = gdaki_sq_reserve(qp, g->grp_n, rsm, code_opt);
             g->grp_base = __shfl_sync(peers, grp, leader);
