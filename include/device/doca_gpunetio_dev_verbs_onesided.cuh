@@ -24,6 +24,22 @@
     enum doca_gpu_dev_verbs_exec_scope exec_scope = DOCA_GPUNETIO_VERBS_EXEC_SCOPE_THREAD
 #define DGN_CODE_OPT uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT
 
+/*
+ * Runs post (a lambda taking the handler word) for a post of qp with
+ * nic_handler: with the constant GDAKI_NIC_GPU_DB when the QP rings that
+ * way, so that this copy has no handler or scope tests left between its
+ * fences, with nic_handler itself otherwise.
+ */
+template <typename Post>
+__device__ static __forceinline__ auto dgn_post(struct doca_gpu_dev_verbs_qp *qp,
+                                                enum doca_gpu_dev_verbs_nic_handler nic_handler,
+                                                Post post)
+{
+    if (gdaki_nic_resolve(qp, nic_handler) == GDAKI_NIC_GPU_DB)
+        return post(GDAKI_NIC_GPU_DB);
+    return post((uint32_t)nic_handler);
+}
+
 /* ---- put ---- */
 
 template <DGN_RSM_PARAM, DGN_NIC_PARAM>
@@ -33,7 +49,9 @@ doca_gpu_dev_verbs_put_thread(struct doca_gpu_dev_verbs_qp *qp,
                               struct doca_gpu_dev_verbs_addr laddr, size_t size,
                               doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
 {
-    *out_ticket = gdaki_put(qp, raddr, laddr, size, resource_sharing_mode, nic_handler, code_opt);
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        return gdaki_put(qp, raddr, laddr, size, resource_sharing_mode, nic, code_opt);
+    });
 }
 
 template <DGN_RSM_PARAM, DGN_NIC_PARAM>
@@ -42,8 +60,10 @@ doca_gpu_dev_verbs_put_warp(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_de
                             struct doca_gpu_dev_verbs_addr laddr, size_t size,
                             doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
 {
-    *out_ticket = gdaki_transfer_warp(qp, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size,
-                                      resource_sharing_mode, nic_handler, code_opt);
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        return gdaki_transfer_warp(qp, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size,
+                                   resource_sharing_mode, nic, code_opt);
+    });
 }
 
 template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
@@ -79,12 +99,11 @@ doca_gpu_dev_verbs_p(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs
                      T value, doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
 {
     static_assert(sizeof(T) <= 8, "p() writes one value of at most 8 bytes");
-    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
-        *out_ticket = gdaki_p_warp(qp, raddr, &value, sizeof(T), resource_sharing_mode, nic_handler,
-                                   code_opt);
-    else
-        *out_ticket =
-                gdaki_p(qp, raddr, &value, sizeof(T), resource_sharing_mode, nic_handler, code_opt);
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
+            return gdaki_p_warp(qp, raddr, &value, sizeof(T), resource_sharing_mode, nic, code_opt);
+        return gdaki_p(qp, raddr, &value, sizeof(T), resource_sharing_mode, nic, code_opt);
+    });
 }
 
 template <typename T, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
@@ -109,12 +128,13 @@ __device__ static __forceinline__ void doca_gpu_dev_verbs_put_signal(
         doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
 {
     static_assert(sig_op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD, "the signal operation is ADD");
-    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
-        *out_ticket = gdaki_put_signal_warp(qp, raddr, laddr, size, sig_raddr, sig_laddr, sig_val,
-                                            resource_sharing_mode, nic_handler, code_opt);
-    else
-        *out_ticket = gdaki_put_signal(qp, raddr, laddr, size, sig_raddr, sig_laddr, sig_val,
-                                       resource_sharing_mode, nic_handler, code_opt);
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
+            return gdaki_put_signal_warp(qp, raddr, laddr, size, sig_raddr, sig_laddr, sig_val,
+                                         resource_sharing_mode, nic, code_opt);
+        return gdaki_put_signal(qp, raddr, laddr, size, sig_raddr, sig_laddr, sig_val,
+                                resource_sharing_mode, nic, code_opt);
+    });
 }
 
 template <enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
@@ -140,8 +160,10 @@ doca_gpu_dev_verbs_p_signal(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_de
 {
     static_assert(sizeof(T) <= 8, "p_signal() writes one value of at most 8 bytes");
     static_assert(sig_op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD, "the signal operation is ADD");
-    *out_ticket = gdaki_p_signal(qp, raddr, &value, sizeof(T), sig_raddr, sig_laddr, sig_val,
-                                 resource_sharing_mode, nic_handler, code_opt);
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        return gdaki_p_signal(qp, raddr, &value, sizeof(T), sig_raddr, sig_laddr, sig_val,
+                              resource_sharing_mode, nic, code_opt);
+    });
 }
 
 template <typename T, enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM>
@@ -167,12 +189,13 @@ doca_gpu_dev_verbs_signal(struct doca_gpu_dev_verbs_qp *qp,
                           doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
 {
     static_assert(sig_op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD, "the signal operation is ADD");
-    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
-        *out_ticket = gdaki_signal_warp(qp, sig_raddr, sig_laddr, sig_val, resource_sharing_mode,
-                                        nic_handler, code_opt);
-    else
-        *out_ticket = gdaki_signal(qp, sig_raddr, sig_laddr, sig_val, resource_sharing_mode,
-                                   nic_handler, code_opt);
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP)
+            return gdaki_signal_warp(qp, sig_raddr, sig_laddr, sig_val, resource_sharing_mode, nic,
+                                     code_opt);
+        return gdaki_signal(qp, sig_raddr, sig_laddr, sig_val, resource_sharing_mode, nic,
+                            code_opt);
+    });
 }
 
 template <enum doca_gpu_dev_verbs_signal_op sig_op, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_SCOPE_PARAM>
@@ -201,27 +224,28 @@ doca_gpu_dev_verbs_get(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_ver
 {
     int status = 0;
 
-    if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP) {
-        uint64_t ticket = gdaki_transfer_warp(qp, PRM_WQE_OPCODE_RDMA_READ, raddr, laddr, size,
-                                              resource_sharing_mode, nic_handler, code_opt);
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        if (exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP) {
+            uint64_t ticket = gdaki_transfer_warp(qp, PRM_WQE_OPCODE_RDMA_READ, raddr, laddr, size,
+                                                  resource_sharing_mode, nic, code_opt);
 
-        if (mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED) {
-            /* One dump for the warp, after its reads: every lane gets its ticket. */
-            uint64_t dump = 0;
+            if (mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED) {
+                /* One dump for the warp, after its reads: every lane gets its ticket. */
+                uint64_t dump = 0;
 
-            if (gdaki_lane_id() == 0)
-                dump = gdaki_dump(qp, daddr, resource_sharing_mode, nic_handler, code_opt);
-            ticket = __shfl_sync(DOCA_GPUNETIO_VERBS_WARP_FULL_MASK, dump, 0);
+                if (gdaki_lane_id() == 0)
+                    dump = gdaki_dump(qp, daddr, resource_sharing_mode, nic, code_opt);
+                ticket = __shfl_sync(DOCA_GPUNETIO_VERBS_WARP_FULL_MASK, dump, 0);
+            }
+            if (blocking_mode == DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED)
+                status = gdaki_wait(qp, ticket);
+            return ticket;
         }
-        *out_ticket = ticket;
-        if (blocking_mode == DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED)
-            status = gdaki_wait(qp, ticket);
-        return status;
-    }
-    *out_ticket =
-            gdaki_get(qp, raddr, laddr, size, daddr, mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED,
-                      blocking_mode == DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED, &status,
-                      resource_sharing_mode, nic_handler, code_opt);
+        return gdaki_get(qp, raddr, laddr, size, daddr,
+                         mcst_mode == DOCA_GPUNETIO_VERBS_MCST_ENABLED,
+                         blocking_mode == DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED, &status,
+                         resource_sharing_mode, nic, code_opt);
+    });
     return status;
 }
 

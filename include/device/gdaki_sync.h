@@ -244,6 +244,18 @@ GDAKI_INLINE void *gdaki_ro_ptr(void *const *p)
 #endif
 }
 
+/*
+ * Tells the compiler that p (never NULL) is a global-memory address: GPU
+ * memory or host memory mapped for the GPU, as every ring a descriptor names
+ * is. Stores through it are then global-space ones, without the generic
+ * address check.
+ */
+#if GDAKI_ON_GPU
+#define GDAKI_ASSUME_GLOBAL(p) __builtin_assume(__isGlobal(p))
+#else
+#define GDAKI_ASSUME_GLOBAL(p) ((void)(p))
+#endif
+
 /* A load that is re-done every time (memory another agent writes: CQEs, the proxy's index). */
 GDAKI_INLINE uint32_t gdaki_load_volatile_u32(const void *p)
 {

@@ -9,7 +9,9 @@
  * Thread scope runs on a CUDA thread or a CPU thread alike; warp scope (the
  * 32 lanes of a converged warp call together, each with its own arguments)
  * is CUDA only. rsm, nic and code_opt are constants in every caller, so each
- * instantiation keeps only its own path.
+ * instantiation keeps only its own path; nic is a handler word
+ * (gdaki_verbs_sq.h), which the DOCA facade resolves once per call
+ * (gdaki_nic_resolve) so that the common QP gets straight code.
  */
 #ifndef GDAKI_VERBS_ONESIDED_H
 #define GDAKI_VERBS_ONESIDED_H
@@ -78,8 +80,8 @@ GDAKI_INLINE void gdaki_prepare_signal(struct doca_gpu_dev_verbs_qp *qp, uint64_
 
 /* Marks [first, last] ready and submits them; returns last (the ticket). */
 GDAKI_INLINE uint64_t gdaki_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t first, uint64_t last,
-                                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                   enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                   uint32_t code_opt)
 {
     gdaki_sq_mark_ready(qp, first, last, rsm);
     gdaki_sq_submit(qp, last + 1, rsm, nic, code_opt);
@@ -148,7 +150,7 @@ GDAKI_INLINE uint64_t gdaki_post_begin(struct gdaki_post *g, struct doca_gpu_dev
 /* Commits the n WQEs gdaki_post_begin reserved (and the group's); returns this thread's ticket. */
 GDAKI_INLINE uint64_t gdaki_post_end(const struct gdaki_post *g, struct doca_gpu_dev_verbs_qp *qp,
                                      uint32_t n, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                     enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                     uint32_t nic, uint32_t code_opt)
 {
 #if GDAKI_ON_GPU
     if (g->peers != 0) {
@@ -168,8 +170,8 @@ GDAKI_INLINE uint64_t gdaki_post_end(const struct gdaki_post *g, struct doca_gpu
 GDAKI_INLINE uint64_t gdaki_put(struct doca_gpu_dev_verbs_qp *qp,
                                 struct doca_gpu_dev_verbs_addr raddr,
                                 struct doca_gpu_dev_verbs_addr laddr, size_t size,
-                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                uint32_t code_opt)
 {
     uint32_t n = gdaki_transfer_wqes(size);
     struct gdaki_post g;
@@ -183,7 +185,7 @@ GDAKI_INLINE uint64_t gdaki_put(struct doca_gpu_dev_verbs_qp *qp,
 GDAKI_INLINE uint64_t gdaki_p(struct doca_gpu_dev_verbs_qp *qp,
                               struct doca_gpu_dev_verbs_addr raddr, const void *value,
                               uint32_t bytes, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                              enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                              uint32_t nic, uint32_t code_opt)
 {
     struct gdaki_post g;
     uint64_t idx = gdaki_post_begin(&g, qp, 1, rsm, code_opt);
@@ -203,7 +205,7 @@ GDAKI_INLINE uint64_t gdaki_put_signal(struct doca_gpu_dev_verbs_qp *qp,
                                        struct doca_gpu_dev_verbs_addr sig_raddr,
                                        struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
                                        enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                       enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                       uint32_t nic, uint32_t code_opt)
 {
     uint32_t n = gdaki_transfer_wqes(size);
     struct gdaki_post g;
@@ -220,7 +222,7 @@ GDAKI_INLINE uint64_t gdaki_p_signal(struct doca_gpu_dev_verbs_qp *qp,
                                      uint32_t bytes, struct doca_gpu_dev_verbs_addr sig_raddr,
                                      struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
                                      enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                     enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                     uint32_t nic, uint32_t code_opt)
 {
     struct gdaki_post g;
     uint64_t base = gdaki_post_begin(&g, qp, 2, rsm, code_opt);
@@ -235,8 +237,8 @@ GDAKI_INLINE uint64_t gdaki_p_signal(struct doca_gpu_dev_verbs_qp *qp,
 GDAKI_INLINE uint64_t gdaki_signal(struct doca_gpu_dev_verbs_qp *qp,
                                    struct doca_gpu_dev_verbs_addr sig_raddr,
                                    struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
-                                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                   enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                   uint32_t code_opt)
 {
     struct gdaki_post g;
     uint64_t idx = gdaki_post_begin(&g, qp, 1, rsm, code_opt);
@@ -254,8 +256,8 @@ GDAKI_INLINE int gdaki_wait(struct doca_gpu_dev_verbs_qp *qp, uint64_t ticket)
 /* A dump WQE on daddr (one byte of registered local memory); returns its ticket. */
 GDAKI_INLINE uint64_t gdaki_dump(struct doca_gpu_dev_verbs_qp *qp,
                                  struct doca_gpu_dev_verbs_addr daddr,
-                                 enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                 enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                 enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                 uint32_t code_opt)
 {
     struct gdaki_post g;
     uint64_t idx = gdaki_post_begin(&g, qp, 1, rsm, code_opt);
@@ -274,7 +276,7 @@ GDAKI_INLINE uint64_t gdaki_get(struct doca_gpu_dev_verbs_qp *qp,
                                 struct doca_gpu_dev_verbs_addr laddr, size_t size,
                                 struct doca_gpu_dev_verbs_addr daddr, int mcst, int blocking,
                                 int *status, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                uint32_t nic, uint32_t code_opt)
 {
     uint32_t n = gdaki_transfer_wqes(size);
     uint32_t total = n + (mcst ? 1 : 0);
@@ -294,8 +296,8 @@ GDAKI_INLINE uint64_t gdaki_get(struct doca_gpu_dev_verbs_qp *qp,
 /* Waits for a get: with mcst, first posts a dump on daddr and waits for it instead. */
 GDAKI_INLINE int gdaki_get_wait(struct doca_gpu_dev_verbs_qp *qp,
                                 struct doca_gpu_dev_verbs_addr daddr, uint64_t ticket, int mcst,
-                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                uint32_t code_opt)
 {
     if (mcst)
         ticket = gdaki_dump(qp, daddr, rsm, nic, code_opt);
@@ -318,8 +320,8 @@ GDAKI_INLINE void gdaki_counter(struct doca_gpu_dev_verbs_qp *main_qp, uint64_t 
                                 struct doca_gpu_dev_verbs_qp *companion_qp,
                                 struct doca_gpu_dev_verbs_addr counter_raddr,
                                 struct doca_gpu_dev_verbs_addr counter_laddr, uint64_t counter_val,
-                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                                enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                uint32_t code_opt)
 {
     struct gdaki_post g;
     uint64_t base = gdaki_post_begin(&g, companion_qp, 2, rsm, code_opt);
@@ -349,8 +351,8 @@ gdaki_warp_reserve(struct doca_gpu_dev_verbs_qp *qp, uint32_t per_lane,
 /* After every lane wrote its WQEs: lane 0 marks them ready and submits. */
 __device__ static __forceinline__ void
 gdaki_warp_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint32_t count,
-                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                  enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                  uint32_t code_opt)
 {
     /* Orders every lane's WQE stores before lane 0's release of the ready index. */
     __syncwarp();
@@ -360,11 +362,10 @@ gdaki_warp_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint32_t coun
 }
 
 /* One RDMA write or read per lane (size at most DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE). */
-__device__ static __forceinline__ uint64_t
-gdaki_transfer_warp(struct doca_gpu_dev_verbs_qp *qp, uint8_t opcode,
-                    struct doca_gpu_dev_verbs_addr raddr, struct doca_gpu_dev_verbs_addr laddr,
-                    size_t size, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                    enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+__device__ static __forceinline__ uint64_t gdaki_transfer_warp(
+        struct doca_gpu_dev_verbs_qp *qp, uint8_t opcode, struct doca_gpu_dev_verbs_addr raddr,
+        struct doca_gpu_dev_verbs_addr laddr, size_t size,
+        enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic, uint32_t code_opt)
 {
     uint64_t base = gdaki_warp_reserve(qp, 1, rsm, code_opt);
     uint64_t idx = base + gdaki_lane_id();
@@ -378,7 +379,7 @@ gdaki_transfer_warp(struct doca_gpu_dev_verbs_qp *qp, uint8_t opcode,
 __device__ static __forceinline__ uint64_t
 gdaki_p_warp(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
              const void *value, uint32_t bytes, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-             enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+             uint32_t nic, uint32_t code_opt)
 {
     uint64_t base = gdaki_warp_reserve(qp, 1, rsm, code_opt);
     uint64_t idx = base + gdaki_lane_id();
@@ -390,11 +391,10 @@ gdaki_p_warp(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr ra
 }
 
 /* One signal per lane. */
-__device__ static __forceinline__ uint64_t
-gdaki_signal_warp(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr sig_raddr,
-                  struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
-                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
-                  enum doca_gpu_dev_verbs_nic_handler nic, uint32_t code_opt)
+__device__ static __forceinline__ uint64_t gdaki_signal_warp(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr sig_raddr,
+        struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
+        enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic, uint32_t code_opt)
 {
     uint64_t base = gdaki_warp_reserve(qp, 1, rsm, code_opt);
     uint64_t idx = base + gdaki_lane_id();
@@ -412,8 +412,7 @@ __device__ static __forceinline__ uint64_t gdaki_put_signal_warp(
         struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
         struct doca_gpu_dev_verbs_addr laddr, size_t size, struct doca_gpu_dev_verbs_addr sig_raddr,
         struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val,
-        enum doca_gpu_dev_verbs_resource_sharing_mode rsm, enum doca_gpu_dev_verbs_nic_handler nic,
-        uint32_t code_opt)
+        enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic, uint32_t code_opt)
 {
     uint32_t lane = gdaki_lane_id();
     uint64_t base = 0;

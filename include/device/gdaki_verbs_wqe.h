@@ -34,6 +34,8 @@ GDAKI_INLINE struct doca_gpu_dev_verbs_wqe *gdaki_wqe_ptr(const struct doca_gpu_
 {
     uint8_t *ring = (uint8_t *)gdaki_ro_ptr((void *const *)&qp->sq_wqe_daddr);
 
+    GDAKI_ASSUME_GLOBAL(ring);
+
     return (struct doca_gpu_dev_verbs_wqe *)(void *)(ring +
                                                      ((wqe_idx & gdaki_ro_u32(&qp->sq_wqe_mask))
                                                       << PRM_WQE_BB_SHIFT));

@@ -4,7 +4,8 @@
  * doorbell values (gdaki_verbs_sq.h), byte for byte against WQEs assembled
  * with rdma-core's mlx5dv.h builders; the DOCA enumerator values against
  * the numbers DOCA gives them; the completion matcher against hand-made
- * CQEs (in order, later laps, stale entries, errors, collapsed CQs).
+ * CQEs (in order, later laps, stale entries, errors, collapsed CQs); the
+ * handler word the DOCA facade resolves once per call.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -304,6 +305,60 @@ static void test_descriptor(void **state)
                 DOCA_GPUNETIO_VERBS_QP_LINE);
 }
 
+/*
+ * The handler word: only a QP rung as GPU_SM_DB at GPU scope resolves to
+ * the constant GDAKI_NIC_GPU_DB; a put with it writes the same WQE, record
+ * and doorbell as the run-time path, and leaves the same counters.
+ */
+static void test_nic_resolve(void **state)
+{
+    const uint32_t auto_h = DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO;
+    const uint32_t db = DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB;
+    const uint32_t bf = DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF;
+    const uint32_t no_dbr = DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR;
+    const struct doca_gpu_dev_verbs_addr raddr = {0x5000, htobe32(0x11)};
+    const struct doca_gpu_dev_verbs_addr laddr = {0x6000, htobe32(0x22)};
+    const enum doca_gpu_dev_verbs_resource_sharing_mode excl =
+            DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE;
+    const uint32_t skip = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_SKIP_AVAILABILITY_CHECK;
+    struct fx f, g;
+    gdaki_be32_t dbr_f = 0, dbr_g = 0;
+    uint64_t db_f[8] = {0}, db_g[8] = {0};
+
+    (void)state;
+    fx_init(&f);
+    assert_int_equal(gdaki_nic_resolve(&f.qp, auto_h), auto_h); /* system scope: run time */
+    f.qp.sq_nic_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU;
+    assert_int_equal(gdaki_nic_resolve(&f.qp, auto_h), GDAKI_NIC_GPU_DB);
+    assert_int_equal(gdaki_nic_resolve(&f.qp, db), GDAKI_NIC_GPU_DB);
+    assert_int_equal(gdaki_nic_resolve(&f.qp, bf), bf); /* a named handler stays itself */
+    assert_int_equal(gdaki_nic_resolve(&f.qp, no_dbr), no_dbr);
+    f.qp.nic_handler = bf;
+    assert_int_equal(gdaki_nic_resolve(&f.qp, auto_h), auto_h);
+    f.qp.nic_handler = db;
+
+    f.qp.sq_dbrec = &dbr_f;
+    f.qp.sq_db = db_f;
+    memcpy(&g, &f, sizeof(f));
+    g.qp.sq_wqe_daddr = g.ring;
+    g.qp.cq_sq.cqe_daddr = g.cqes;
+    g.qp.sq_dbrec = &dbr_g;
+    g.qp.sq_db = db_g;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(gdaki_put(&f.qp, raddr, laddr, 8, excl, auto_h, skip), i);
+        assert_int_equal(gdaki_put(&g.qp, raddr, laddr, 8, excl, GDAKI_NIC_GPU_DB, skip), i);
+    }
+    assert_memory_equal(f.ring, g.ring, sizeof(f.ring));
+    assert_int_equal(dbr_f, htobe32(3));
+    assert_int_equal(dbr_g, dbr_f);
+    assert_int_equal(db_f[0], gdaki_sq_db_value(&f.qp, 3));
+    assert_memory_equal(db_g, db_f, sizeof(db_f));
+    assert_int_equal(g.qp.sq_rsvd_index, 3);
+    assert_int_equal(g.qp.sq_ready_index, 3);
+    assert_int_equal(g.qp.sq_wqe_pi, 3);
+    assert_int_equal(f.qp.sq_wqe_pi, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +370,7 @@ int main(void)
             cmocka_unit_test(test_reserve_waits_for_slot),
             cmocka_unit_test(test_doca_values),
             cmocka_unit_test(test_descriptor),
+            cmocka_unit_test(test_nic_resolve),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
