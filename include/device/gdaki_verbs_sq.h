@@ -134,8 +134,14 @@ GDAKI_INLINE void gdaki_sq_ring_at(struct doca_gpu_dev_verbs_qp *qp, uint64_t pr
  */
 #define GDAKI_NIC_SCOPE_GPU (1u << 8)
 
-/* The handler word of the QPs export makes most often: the GPU rings, everything in GPU memory. */
+/* The handler word of the QP export makes most often: the GPU rings, everything in GPU memory. */
 #define GDAKI_NIC_GPU_DB (DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB | GDAKI_NIC_SCOPE_GPU)
+
+/* The handler a post with handler word nic rings with: the QP's own for AUTO. */
+GDAKI_INLINE uint32_t gdaki_nic_handler(const struct doca_gpu_dev_verbs_qp *qp, uint32_t nic)
+{
+    return nic == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO ? gdaki_ro_u32(&qp->nic_handler) : nic;
+}
 
 /*
  * GDAKI_NIC_GPU_DB when a post of qp with nic would ring as it says, nic
@@ -146,10 +152,7 @@ GDAKI_INLINE void gdaki_sq_ring_at(struct doca_gpu_dev_verbs_qp *qp, uint64_t pr
  */
 GDAKI_INLINE uint32_t gdaki_nic_resolve(const struct doca_gpu_dev_verbs_qp *qp, uint32_t nic)
 {
-    const uint32_t handler =
-            nic == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO ? gdaki_ro_u32(&qp->nic_handler) : nic;
-
-    if (handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB &&
+    if (gdaki_nic_handler(qp, nic) == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB &&
         gdaki_ro_u32(&qp->sq_nic_scope) == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
         return GDAKI_NIC_GPU_DB;
     return nic;
@@ -179,8 +182,7 @@ GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t pro
                                   enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
                                   uint32_t code_opt)
 {
-    const uint32_t handler =
-            nic == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO ? gdaki_ro_u32(&qp->nic_handler) : nic;
+    const uint32_t handler = gdaki_nic_handler(qp, nic);
     uint64_t ready;
 
     if (code_opt & DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_SKIP_DB_RINGING)
