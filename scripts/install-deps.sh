@@ -11,6 +11,7 @@ packages=(
     ibverbs-utils                    # ibv_rc_pingpong: the softmlx5 acceptance test
     iproute2                         # ss, ip netns: the two-host softmlx5 test
     clang-format                     # format-check
+    clang libclang-rt-dev            # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
 )
 
 missing=()

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "rc_pair.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "watchdog.h"
 
 struct rc_peer_info {
     uint32_t qpn;
@@ -86,15 +89,25 @@ static int rc_connect(struct rc_pair *p, const struct rc_peer_info *peer)
 
 int rc_pair_open(struct rc_pair *p, int fd, size_t buf_size, int queue_depth)
 {
+    struct rc_pair_opts opts = {.buf_size = buf_size, .send_depth = queue_depth, .recv_depth = 1};
+
+    return rc_pair_open_opts(p, fd, &opts);
+}
+
+int rc_pair_open_opts(struct rc_pair *p, int fd, const struct rc_pair_opts *opts)
+{
     struct ibv_device **list = ibv_get_device_list(NULL);
     struct ibv_qp_init_attr init;
     struct ibv_port_attr port;
     struct rc_peer_info me, peer;
     union ibv_gid gid;
+    size_t buf_size = opts->buf_size;
 
     memset(p, 0, sizeof(*p));
     if (list == NULL || list[0] == NULL) {
         fprintf(stderr, "no RDMA device (run under softmlx5-run)\n");
+        if (list != NULL)
+            ibv_free_device_list(list);
         return -1;
     }
     p->ctx = ibv_open_device(list[0]);
@@ -102,7 +115,14 @@ int rc_pair_open(struct rc_pair *p, int fd, size_t buf_size, int queue_depth)
     if (p->ctx == NULL)
         return -1;
     p->pd = ibv_alloc_pd(p->ctx);
-    p->cq = ibv_create_cq(p->ctx, queue_depth * 2, NULL, NULL, 0);
+    if (opts->events) {
+        p->channel = ibv_create_comp_channel(p->ctx);
+        if (p->channel == NULL) {
+            fprintf(stderr, "cannot create a completion channel\n");
+            return -1;
+        }
+    }
+    p->cq = ibv_create_cq(p->ctx, (opts->send_depth + opts->recv_depth) * 2, NULL, p->channel, 0);
     if (posix_memalign(&p->buf, 4096, buf_size) != 0)
         return -1;
     memset(p->buf, 0, buf_size);
@@ -113,8 +133,8 @@ int rc_pair_open(struct rc_pair *p, int fd, size_t buf_size, int queue_depth)
     init.send_cq = p->cq;
     init.recv_cq = p->cq;
     init.qp_type = IBV_QPT_RC;
-    init.cap.max_send_wr = (uint32_t)queue_depth;
-    init.cap.max_recv_wr = 1;
+    init.cap.max_send_wr = (uint32_t)opts->send_depth;
+    init.cap.max_recv_wr = (uint32_t)(opts->recv_depth > 0 ? opts->recv_depth : 1);
     init.cap.max_send_sge = 1;
     init.cap.max_recv_sge = 1;
     init.cap.max_inline_data = 64;
@@ -148,6 +168,8 @@ void rc_pair_close(struct rc_pair *p)
         ibv_dereg_mr(p->mr);
     if (p->cq)
         ibv_destroy_cq(p->cq);
+    if (p->channel)
+        ibv_destroy_comp_channel(p->channel);
     if (p->pd)
         ibv_dealloc_pd(p->pd);
     if (p->ctx)
@@ -155,8 +177,8 @@ void rc_pair_close(struct rc_pair *p)
     free(p->buf);
 }
 
-int rc_pair_write(struct rc_pair *p, size_t local, size_t remote, size_t len, int signaled,
-                  uint64_t wr_id)
+static int rc_pair_post(struct rc_pair *p, enum ibv_wr_opcode opcode, size_t local, size_t remote,
+                        size_t len, int signaled, uint64_t wr_id, uint32_t imm)
 {
     struct ibv_sge sge = {(uintptr_t)p->buf + local, (uint32_t)len, p->mr->lkey};
     struct ibv_send_wr wr, *bad;
@@ -165,41 +187,124 @@ int rc_pair_write(struct rc_pair *p, size_t local, size_t remote, size_t len, in
     wr.wr_id = wr_id;
     wr.sg_list = &sge;
     wr.num_sge = 1;
-    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.opcode = opcode;
+    wr.imm_data = htonl(imm);
     wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) | (len <= 64 ? IBV_SEND_INLINE : 0);
     wr.wr.rdma.remote_addr = p->peer_addr + remote;
     wr.wr.rdma.rkey = p->peer_rkey;
     return ibv_post_send(p->qp, &wr, &bad);
 }
 
-/* Polls up to max completions; their number, or -1 on an error completion. */
-static int rc_pair_poll(struct rc_pair *p, int max)
+int rc_pair_write(struct rc_pair *p, size_t local, size_t remote, size_t len, int signaled,
+                  uint64_t wr_id)
 {
-    struct ibv_wc wc[16];
-    int got = ibv_poll_cq(p->cq, max < 16 ? max : 16, wc);
+    return rc_pair_post(p, IBV_WR_RDMA_WRITE, local, remote, len, signaled, wr_id, 0);
+}
 
-    for (int i = 0; i < got; i++) {
-        if (wc[i].status != IBV_WC_SUCCESS) {
-            fprintf(stderr, "completion error: %s\n", ibv_wc_status_str(wc[i].status));
+int rc_pair_write_imm(struct rc_pair *p, size_t local, size_t remote, size_t len, int signaled,
+                      uint64_t wr_id, uint32_t imm)
+{
+    return rc_pair_post(p, IBV_WR_RDMA_WRITE_WITH_IMM, local, remote, len, signaled, wr_id, imm);
+}
+
+int rc_pair_post_recv(struct rc_pair *p, size_t local, size_t len, uint64_t wr_id)
+{
+    struct ibv_sge sge = {(uintptr_t)p->buf + local, (uint32_t)len, p->mr->lkey};
+    struct ibv_recv_wr wr, *bad;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    return ibv_post_recv(p->qp, &wr, &bad);
+}
+
+int rc_pair_next(struct rc_pair *p, struct ibv_wc *wc, int max, int sleep)
+{
+    for (;;) {
+        int got = ibv_poll_cq(p->cq, max < 16 ? max : 16, wc);
+        struct ibv_cq *ev_cq;
+        void *ev_ctx;
+
+        if (got < 0) {
+            fprintf(stderr, "ibv_poll_cq failed\n");
             return -1;
         }
+        for (int i = 0; i < got; i++) {
+            if (wc[i].status != IBV_WC_SUCCESS) {
+                fprintf(stderr, "completion error: %s (wr_id %llu)\n",
+                        ibv_wc_status_str(wc[i].status), (unsigned long long)wc[i].wr_id);
+                return -1;
+            }
+        }
+        if (got > 0 || !sleep)
+            return got;
+        if (!p->armed) {
+            /* Arm, then poll again: a completion that came before the arming raises no event. */
+            if (ibv_req_notify_cq(p->cq, 0)) {
+                fprintf(stderr, "ibv_req_notify_cq failed\n");
+                return -1;
+            }
+            p->armed = 1;
+            continue;
+        }
+        if (ibv_get_cq_event(p->channel, &ev_cq, &ev_ctx)) {
+            fprintf(stderr, "ibv_get_cq_event failed\n");
+            return -1;
+        }
+        ibv_ack_cq_events(ev_cq, 1);
+        p->armed = 0;
     }
-    return got;
 }
 
 int rc_pair_reap(struct rc_pair *p)
 {
-    return rc_pair_poll(p, 16);
+    struct ibv_wc wc[16];
+
+    return rc_pair_next(p, wc, 16, 0);
 }
 
 int rc_pair_wait(struct rc_pair *p, int n)
 {
+    struct ibv_wc wc[16];
+
     while (n > 0) {
-        int got = rc_pair_poll(p, n);
+        int got = rc_pair_next(p, wc, n, 0);
 
         if (got < 0)
             return -1;
         n -= got;
     }
     return 0;
+}
+
+double rc_pair_stream(struct rc_pair *p, const struct rc_stream *s, double *secs)
+{
+    size_t posted = 0, done = 0;
+    double t0 = bench_now_sec(), t1 = t0;
+    int stop = 0;
+
+    while (done < posted || (!stop && posted < s->count)) {
+        int reaped;
+
+        while (!stop && posted < s->count && posted - done < (size_t)s->depth) {
+            size_t off = (posted % s->slots) * s->size;
+
+            if (rc_pair_write(p, off, s->remote_base + off, s->size, 1, posted))
+                return -1;
+            posted++;
+        }
+        reaped = rc_pair_reap(p);
+        if (reaped < 0)
+            return -1;
+        if (reaped > 0) {
+            done += (size_t)reaped;
+            bench_tick();
+        }
+        t1 = bench_now_sec();
+        if (t1 - t0 > s->max_secs)
+            stop = 1;
+    }
+    *secs = t1 - t0;
+    return (double)(done * s->size);
 }

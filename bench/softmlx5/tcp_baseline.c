@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rc_pair.h"
+#include "watchdog.h"
 
 /* A connected loopback TCP pair: *server_fd for the child, *client_fd for the parent. */
 static int tcp_pair(int *server_fd, int *client_fd)
@@ -42,12 +42,13 @@ double tcp_stream_bandwidth(size_t chunk, size_t total)
     char *buf = malloc(chunk);
     double t0, t1;
     char ack = 0;
+    int ok = 1;
     pid_t pid;
 
     if (buf == NULL || tcp_pair(&sfd, &cfd))
         return 0;
     memset(buf, 0x5a, chunk);
-    pid = fork();
+    pid = bench_fork();
     if (pid == 0) {
         size_t got = 0;
 
@@ -58,20 +59,22 @@ double tcp_stream_bandwidth(size_t chunk, size_t total)
             if (n <= 0)
                 _exit(1);
             got += (size_t)n;
+            bench_tick();
         }
         _exit(bench_full_io(sfd, &ack, 1, 1) ? 1 : 0);
     }
     close(sfd);
     t0 = bench_now_sec();
-    for (size_t sent = 0; sent < total; sent += chunk)
-        if (bench_full_io(cfd, buf, chunk, 1))
-            break;
-    bench_full_io(cfd, &ack, 1, 0);
+    for (size_t sent = 0; ok && sent < total; sent += chunk) {
+        ok = bench_full_io(cfd, buf, chunk, 1) == 0;
+        bench_tick();
+    }
+    ok = ok && bench_full_io(cfd, &ack, 1, 0) == 0;
     t1 = bench_now_sec();
     close(cfd);
-    waitpid(pid, NULL, 0);
+    ok = bench_wait(pid) == 0 && ok;
     free(buf);
-    return (double)total / (t1 - t0);
+    return ok ? (double)total / (t1 - t0) : 0;
 }
 
 double tcp_pingpong_half_rtt(size_t size, int iterations)
@@ -79,26 +82,30 @@ double tcp_pingpong_half_rtt(size_t size, int iterations)
     char buf[4096];
     int sfd, cfd;
     double t0, t1;
+    int ok = 1;
     pid_t pid;
 
     if (size > sizeof(buf) || tcp_pair(&sfd, &cfd))
         return 0;
     memset(buf, 1, size);
-    pid = fork();
+    pid = bench_fork();
     if (pid == 0) {
         close(cfd);
-        for (int i = 0; i < iterations; i++)
+        for (int i = 0; i < iterations; i++) {
             if (bench_full_io(sfd, buf, size, 0) || bench_full_io(sfd, buf, size, 1))
                 _exit(1);
+            bench_tick();
+        }
         _exit(0);
     }
     close(sfd);
     t0 = bench_now_sec();
-    for (int i = 0; i < iterations; i++)
-        if (bench_full_io(cfd, buf, size, 1) || bench_full_io(cfd, buf, size, 0))
-            break;
+    for (int i = 0; ok && i < iterations; i++) {
+        ok = bench_full_io(cfd, buf, size, 1) == 0 && bench_full_io(cfd, buf, size, 0) == 0;
+        bench_tick();
+    }
     t1 = bench_now_sec();
     close(cfd);
-    waitpid(pid, NULL, 0);
-    return (t1 - t0) / (2.0 * iterations);
+    ok = bench_wait(pid) == 0 && ok;
+    return ok ? (t1 - t0) / (2.0 * iterations) : 0;
 }

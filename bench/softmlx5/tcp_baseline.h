@@ -5,6 +5,11 @@
 
 #include <stddef.h>
 
+/*
+ * Both fork their peer (bench_fork), set TCP_NODELAY on both ends, block in
+ * read() and write(), tick the watchdog, and return 0 on a failure.
+ */
+
 /* Bytes per second of a TCP loopback stream of `total` bytes in `chunk`-byte sends. */
 double tcp_stream_bandwidth(size_t chunk, size_t total);
 

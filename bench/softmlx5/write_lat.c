@@ -10,17 +10,19 @@
  * buffer, then writes the same sequence number back. While waiting it polls
  * its CQ for its own completions, as RDMA applications do; on softmlx5 that
  * poll is also where the device makes progress when the CPUs are all busy.
+ * (softmlx5_write_lat_spin is the perftest-style variant that never calls
+ * into the library while waiting.) The watchdog fails the benchmark when
+ * nothing moves for 5 s.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rc_pair.h"
 #include "report.h"
 #include "tcp_baseline.h"
+#include "watchdog.h"
 
 #define TARGET_RATIO 1.0
 #define REPEATS      3
@@ -37,15 +39,12 @@ struct pingpong {
 
 static int pingpong_reap(struct pingpong *pp)
 {
-    struct ibv_wc wc[8];
-    int n = ibv_poll_cq(pp->p.cq, 8, wc);
+    int n = rc_pair_reap(&pp->p);
 
-    for (int i = 0; i < n; i++)
-        if (wc[i].status != IBV_WC_SUCCESS)
-            return -1;
-    if (n > 0)
-        pp->in_flight -= n;
-    return n < 0 ? -1 : 0;
+    if (n < 0)
+        return -1;
+    pp->in_flight -= n;
+    return 0;
 }
 
 static int pingpong_send(struct pingpong *pp, uint64_t seq)
@@ -69,52 +68,55 @@ static int pingpong_wait(struct pingpong *pp, uint64_t seq)
     return 0;
 }
 
+static int lat_peer(int fd, void *arg)
+{
+    struct pingpong pp = {0};
+    int iters = *(const int *)arg;
+    int rc = rc_pair_open(&pp.p, fd, 4096, 64);
+
+    for (uint64_t i = 1; rc == 0 && i <= (uint64_t)iters; i++) {
+        rc = pingpong_wait(&pp, i) || pingpong_send(&pp, i);
+        bench_tick();
+    }
+    while (rc == 0 && pp.in_flight > 0)
+        rc = pingpong_reap(&pp);
+    rc = rc || rc_pair_sync(fd);
+    rc_pair_close(&pp.p);
+    return rc;
+}
+
 static double rdma_half_rtt(int iters)
 {
     struct pingpong pp = {0};
-    double t0, t1;
-    int fds[2];
-    pid_t pid;
+    double t0, t1 = 0;
+    int fd, ok;
+    pid_t pid = bench_spawn(lat_peer, &iters, &fd);
 
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+    if (pid < 0)
         return 0;
-    pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        if (rc_pair_open(&pp.p, fds[1], 4096, 64))
-            _exit(1);
-        for (uint64_t i = 1; i <= (uint64_t)iters; i++)
-            if (pingpong_wait(&pp, i) || pingpong_send(&pp, i))
-                _exit(1);
-        while (pp.in_flight > 0)
-            if (pingpong_reap(&pp))
-                _exit(1);
-        rc_pair_sync(fds[1]);
-        rc_pair_close(&pp.p);
-        _exit(0);
-    }
-    close(fds[1]);
-    if (rc_pair_open(&pp.p, fds[0], 4096, 64))
-        return 0;
+    ok = rc_pair_open(&pp.p, fd, 4096, 64) == 0;
     t0 = bench_now_sec();
-    for (uint64_t i = 1; i <= (uint64_t)iters; i++)
-        if (pingpong_send(&pp, i) || pingpong_wait(&pp, i))
-            return 0;
+    for (uint64_t i = 1; ok && i <= (uint64_t)iters; i++) {
+        ok = pingpong_send(&pp, i) == 0 && pingpong_wait(&pp, i) == 0;
+        bench_tick();
+    }
     t1 = bench_now_sec();
-    while (pp.in_flight > 0)
-        if (pingpong_reap(&pp))
-            return 0;
-    rc_pair_sync(fds[0]);
+    while (ok && pp.in_flight > 0)
+        ok = pingpong_reap(&pp) == 0;
+    ok = ok && rc_pair_sync(fd) == 0;
     rc_pair_close(&pp.p);
-    waitpid(pid, NULL, 0);
-    return (t1 - t0) / (2.0 * iters);
+    ok = bench_finish(pid, fd, ok) == 0;
+    return ok ? (t1 - t0) / (2.0 * iters) : 0;
 }
 
 int main(int argc, char **argv)
 {
     const char *csv = NULL;
     int iters = 10000;
-    double rdma, tcp;
+    struct bench_metric m = {.name = "rdma_write_lat_8B_half_rtt_vs_tcp_pingpong",
+                             .unit = "us",
+                             .target = TARGET_RATIO,
+                             .sense = BENCH_LOWER};
 
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--csv") == 0)
@@ -122,18 +124,19 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--iters") == 0)
             iters = atoi(argv[i + 1]);
     }
-    /* Best of REPEATS for each, alternating, so that a noisy moment favours neither. */
-    tcp = rdma = 1e9;
-    for (int rep = 0; rep < REPEATS; rep++) {
-        double t = tcp_pingpong_half_rtt(MSG, iters), r = rdma_half_rtt(iters);
-
-        tcp = t < tcp ? t : tcp;
-        rdma = r < rdma ? r : rdma;
-    }
-    if (rdma <= 0 || rdma >= 1e9) {
-        fprintf(stderr, "softmlx5_write_lat: the RDMA run failed\n");
+    if (iters < 1 || bench_watchdog_start("softmlx5_write_lat", 5, 50, csv, &m, 1))
         return 2;
+    /* Best of REPEATS for each, alternating, so that a noisy moment favours neither. */
+    for (int rep = 1; rep <= REPEATS; rep++) {
+        double t, r;
+
+        bench_watchdog_phase("run %d: tcp ping-pong", rep);
+        t = tcp_pingpong_half_rtt(MSG, iters);
+        bench_metric_keep(&m, 0, t * 1e6);
+        bench_watchdog_phase("run %d: rdma write ping-pong", rep);
+        r = rdma_half_rtt(iters);
+        bench_metric_keep(&m, r * 1e6, 0);
+        m.failed_runs += r <= 0;
     }
-    return bench_report(csv, "rdma_write_lat_8B_half_rtt_vs_tcp_pingpong", "us", rdma * 1e6,
-                        tcp * 1e6, TARGET_RATIO, 0);
+    return bench_metric_report(csv, &m, "every RDMA run failed");
 }

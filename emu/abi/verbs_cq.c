@@ -18,7 +18,7 @@
 #include "nic/qp.h"
 #include "nic/srq.h"
 #include "prm/mlx5_wqe.h"
-#include "wire/wire.h"
+#include "engine/engine.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
 
@@ -154,6 +154,44 @@ static int cq_poll_one(struct emu_cq *cq, struct ibv_wc *wc)
     return 1;
 }
 
+void emu_verbs_cq_clean(struct emu_cq *cq, uint32_t qpn)
+{
+    uint32_t mask = (1u << cq->p.log_size) - 1, end, freed = 0;
+
+    pthread_mutex_lock(&cq->poll_lock);
+    for (end = cq->consumer; end - cq->consumer <= mask; end++)
+        if (!prm_cqe_sw_owned(
+                    (const struct prm_cqe64 *)(cq->p.ring + (uintptr_t)(end & mask) * PRM_CQE_SIZE),
+                    end, cq->p.log_size))
+            break;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    /* From the newest back: the QP's entries go, the others move up by as many. */
+    while (end != cq->consumer) {
+        struct prm_cqe64 *c =
+                (struct prm_cqe64 *)(cq->p.ring + (uintptr_t)(--end & mask) * PRM_CQE_SIZE);
+
+        if (prm_cqe_qpn(c) == qpn) {
+            freed++;
+        } else if (freed > 0) {
+            struct prm_cqe64 *d =
+                    (struct prm_cqe64 *)(cq->p.ring +
+                                         (uintptr_t)((end + freed) & mask) * PRM_CQE_SIZE);
+            uint8_t owner = prm_cqe_owner(d);
+
+            memcpy(d, c, sizeof(*d));
+            prm_cqe_set_owner(d, owner);
+        }
+    }
+    if (freed > 0) {
+        cq->consumer += freed;
+        __atomic_store_n((uint32_t *)cq->p.dbrec, htobe32(cq->consumer & 0xffffff),
+                         __ATOMIC_RELEASE);
+    }
+    if (cq->last_qp != NULL && cq->last_qp->qpn == qpn)
+        cq->last_qp = NULL;
+    pthread_mutex_unlock(&cq->poll_lock);
+}
+
 int emu_verbs_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
     struct emu_cq *cq = (struct emu_cq *)ibcq;
@@ -165,7 +203,7 @@ int emu_verbs_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
     pthread_mutex_unlock(&cq->poll_lock);
     if (n == 0) {
         /* Nothing yet: do the device's pending work here rather than wait for its thread. */
-        emu_wire_progress_poll(cq->nic);
+        emu_engine_poll(cq->nic);
         pthread_mutex_lock(&cq->poll_lock);
         while (n < num_entries && cq_poll_one(cq, &wc[n]) == 1)
             n++;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "abi/context.h"
+#include "engine/engine.h"
 #include "common/emu_log.h"
 #include "nic/caps.h"
 #include "nic/nic.h"
@@ -81,7 +82,7 @@ EMU_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
         return NULL;
     }
     ectx->nic = emu_nic_of(device);
-    err = emu_nic_open(ectx->nic);
+    err = emu_engine_open(ectx->nic);
     if (err != 0) {
         free(ectx);
         errno = err;
@@ -107,7 +108,6 @@ EMU_EXPORT int ibv_close_device(struct ibv_context *context)
     if (context == NULL || !emu_context_is_ours(context))
         return EINVAL;
     ectx = emu_context_of(context);
-    emu_nic_close(ectx->nic);
     if (context->async_fd >= 0)
         close(context->async_fd);
     pthread_mutex_destroy(&context->mutex);

@@ -4,8 +4,14 @@
 #define EMU_ABI_VERBS_INT_H
 
 #include <infiniband/verbs.h>
+#include <stdint.h>
+
+struct emu_qp;
 
 int emu_verbs_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+/* Drops the QP's completions not polled yet (as rdma-core's mlx5 does when a QP is reset). */
+struct emu_cq;
+void emu_verbs_cq_clean(struct emu_cq *cq, uint32_t qpn);
 int emu_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
                                          struct ibv_cq_init_attr_ex *attr);
@@ -16,6 +22,14 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
                                       struct ibv_qp_init_attr_ex *attr);
 struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
                                         struct ibv_srq_init_attr_ex *attr);
+
+/*
+ * QP states (verbs_modify.c): the device's state (struct emu_qp.state, read
+ * under qp->lock) in ibv terms, and the one PRM -> ibv mapping
+ * (IBV_QPS_UNKNOWN for a value that is no state).
+ */
+enum ibv_qp_state emu_verbs_qp_state(struct emu_qp *qp);
+enum ibv_qp_state emu_verbs_state_from_prm(uint8_t prm);
 
 /* The fd the device writes a channel's events to (verbs_channel.c). */
 int emu_channel_write_fd(struct ibv_comp_channel *channel);

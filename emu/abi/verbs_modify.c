@@ -1,44 +1,52 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ibv_modify_qp and ibv_query_qp for RC QPs: the IB specification's state
- * table with the attributes each transition requires and allows (the same
- * table the kernel's ib_modify_qp_is_ok holds, for RC).
+ * ibv_modify_qp and ibv_query_qp for RC QPs. Which transitions are legal,
+ * and the PRM command each is, is the PRM table's (prm_qp_transition.h);
+ * this file holds what is ibv's alone: the attribute-mask bits each
+ * transition requires and allows (the IB specification's, for RC), and the
+ * one mapping between ibv and PRM states. The QP's state is the device's
+ * (struct emu_qp.state, under qp->lock), which the device changes by itself
+ * (to ERR on an error completion): it is read there every time.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "abi/context.h"
+#include "abi/verbs_int.h"
 #include "common/emu_log.h"
 #include "nic/nic.h"
 #include "nic/qp.h"
+#include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transition.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
 
-struct modify_rule {
-    enum ibv_qp_state from, to;
+/* The ibv_modify_qp mask bits each PRM transition requires and allows (besides IBV_QP_STATE). */
+struct modify_masks {
+    uint16_t opcode; /* PRM_CMD_*_QP */
     int required, optional;
 };
 
-static const struct modify_rule modify_rules[] = {
-        {IBV_QPS_RESET, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
-        {IBV_QPS_INIT, IBV_QPS_INIT, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
-        {IBV_QPS_INIT, IBV_QPS_RTR,
+static const struct modify_masks modify_masks[] = {
+        {PRM_CMD_2RST_QP, 0, 0},
+        {PRM_CMD_2ERR_QP, 0, 0},
+        {PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+        {PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+        {PRM_CMD_INIT2RTR_QP,
          IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
                  IBV_QP_MIN_RNR_TIMER,
          IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
-        {IBV_QPS_RTR, IBV_QPS_RTS,
+        {PRM_CMD_RTR2RTS_QP,
          IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                  IBV_QP_MAX_QP_RD_ATOMIC,
          IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
                  IBV_QP_PATH_MIG_STATE},
-        {IBV_QPS_RTS, IBV_QPS_RTS, 0,
+        {PRM_CMD_RTS2RTS_QP, 0,
          IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
                  IBV_QP_MIN_RNR_TIMER},
-        {IBV_QPS_RTS, IBV_QPS_SQD, 0, IBV_QP_EN_SQD_ASYNC_NOTIFY},
-        {IBV_QPS_SQD, IBV_QPS_RTS, 0,
-         IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
-                 IBV_QP_MIN_RNR_TIMER},
+        {PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE},
 };
 
 static const char *const mask_names[] = {
@@ -73,58 +81,106 @@ static const char *mask_name(int bits)
     return "an unknown attribute bit";
 }
 
-static const char *const state_names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+/* The one mapping between ibv and PRM states. */
+static const struct {
+    enum ibv_qp_state ibv;
+    uint8_t prm;
+    const char *name;
+} state_map[] = {
+        {IBV_QPS_RESET, PRM_QP_STATE_RST, "RESET"}, {IBV_QPS_INIT, PRM_QP_STATE_INIT, "INIT"},
+        {IBV_QPS_RTR, PRM_QP_STATE_RTR, "RTR"},     {IBV_QPS_RTS, PRM_QP_STATE_RTS, "RTS"},
+        {IBV_QPS_SQD, PRM_QP_STATE_SQD, "SQD"},     {IBV_QPS_SQE, PRM_QP_STATE_SQER, "SQE"},
+        {IBV_QPS_ERR, PRM_QP_STATE_ERR, "ERR"},
+};
 
-static uint8_t state_to_prm(enum ibv_qp_state s)
+#define STATE_MAP_LEN (sizeof(state_map) / sizeof(state_map[0]))
+
+enum ibv_qp_state emu_verbs_state_from_prm(uint8_t prm)
 {
-    static const uint8_t prm[] = {PRM_QP_STATE_RST, PRM_QP_STATE_INIT, PRM_QP_STATE_RTR,
-                                  PRM_QP_STATE_RTS, PRM_QP_STATE_SQD,  PRM_QP_STATE_SQER,
-                                  PRM_QP_STATE_ERR};
-
-    return prm[s];
+    for (size_t i = 0; i < STATE_MAP_LEN; i++)
+        if (state_map[i].prm == prm)
+            return state_map[i].ibv;
+    return IBV_QPS_UNKNOWN;
 }
 
-/* Checks the transition and its mask (as ib_modify_qp_is_ok); logs one line when refused. */
-static int modify_check(struct emu_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
+/* PRM_QP_STATE_*, or 0xff for a value that is no ibv state. */
+static uint8_t state_to_prm(enum ibv_qp_state s)
 {
-    int required = 0, optional = 0;
-    bool found = false;
+    for (size_t i = 0; i < STATE_MAP_LEN; i++)
+        if (state_map[i].ibv == s)
+            return state_map[i].prm;
+    return 0xff;
+}
 
-    if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
-        found = true;
-    } else {
-        for (unsigned int i = 0; i < sizeof(modify_rules) / sizeof(modify_rules[0]); i++) {
-            if (modify_rules[i].from == cur && modify_rules[i].to == next) {
-                required = modify_rules[i].required;
-                optional = modify_rules[i].optional;
-                found = true;
-            }
-        }
+static const char *state_name(enum ibv_qp_state s)
+{
+    for (size_t i = 0; i < STATE_MAP_LEN; i++)
+        if (state_map[i].ibv == s)
+            return state_map[i].name;
+    return "an unknown state";
+}
+
+enum ibv_qp_state emu_verbs_qp_state(struct emu_qp *qp)
+{
+    uint8_t prm;
+
+    pthread_mutex_lock(&qp->lock);
+    prm = qp->state;
+    pthread_mutex_unlock(&qp->lock);
+    return emu_verbs_state_from_prm(prm);
+}
+
+/*
+ * Decides the transition from the device's state `cur` (PRM) that the call
+ * asks for and checks its mask; logs one line and returns EINVAL when refused.
+ */
+static int modify_check(struct emu_qp *qp, uint8_t cur, const struct ibv_qp_attr *attr, int mask,
+                        const struct prm_qp_transition **t_out)
+{
+    enum ibv_qp_state cur_ibv = emu_verbs_state_from_prm(cur);
+    enum ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : cur_ibv;
+    const struct prm_qp_transition *t = prm_qp_transition_find(cur, state_to_prm(next));
+    const struct modify_masks *m = NULL;
+    char legal[256];
+
+    if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != cur_ibv) {
+        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x is in %s, not in the cur_qp_state given (%s)", qp->qpn,
+                    state_name(cur_ibv), state_name(attr->cur_qp_state));
+        return EINVAL;
     }
-    if (!found) {
-        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x cannot go from %s to %s", qp->qpn, state_names[cur],
-                    state_names[next]);
+    for (size_t i = 0; t != NULL && i < sizeof(modify_masks) / sizeof(modify_masks[0]); i++)
+        if (modify_masks[i].opcode == t->opcode)
+            m = &modify_masks[i];
+    if (m == NULL) {
+        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x cannot go from %s to %s (an RC QP goes %s)", qp->qpn,
+                    state_name(cur_ibv), state_name(next),
+                    prm_qp_transition_list(legal, sizeof(legal)));
         return EINVAL;
     }
     mask &= ~IBV_QP_STATE;
-    if ((mask & required) != required) {
+    if ((mask & m->required) != m->required) {
         EMU_LOG_ERR("ibv_modify_qp: QP 0x%x %s->%s needs %s in attr_mask", qp->qpn,
-                    state_names[cur], state_names[next], mask_name(required & ~mask));
+                    state_name(cur_ibv), state_name(next), mask_name(m->required & ~mask));
         return EINVAL;
     }
-    if (mask & ~(required | optional)) {
-        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x %s->%s does not take %s", qp->qpn, state_names[cur],
-                    state_names[next], mask_name(mask & ~(required | optional)));
+    if (mask & ~(m->required | m->optional)) {
+        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x %s->%s does not take %s", qp->qpn, state_name(cur_ibv),
+                    state_name(next), mask_name(mask & ~(m->required | m->optional)));
         return EINVAL;
     }
+    if ((mask & IBV_QP_PORT) && (attr->port_num < 1 || attr->port_num > qp->nic->port_count)) {
+        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x: port %u does not exist (the device has %d)", qp->qpn,
+                    attr->port_num, qp->nic->port_count);
+        return EINVAL;
+    }
+    *t_out = t;
     return 0;
 }
 
-static void modify_apply(struct emu_qp *qp, const struct ibv_qp_attr *attr, int mask,
-                         struct emu_qp_attr *a)
+/* The attributes the call gives, onto the device's. */
+static void modify_apply(const struct ibv_qp_attr *attr, int mask, struct emu_qp_attr *a)
 {
     if (mask & IBV_QP_ACCESS_FLAGS) {
-        qp->ibv_access = (int)attr->qp_access_flags;
         a->remote_read = attr->qp_access_flags & IBV_ACCESS_REMOTE_READ;
         a->remote_write = attr->qp_access_flags & IBV_ACCESS_REMOTE_WRITE;
         a->remote_atomic = attr->qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC;
@@ -134,7 +190,6 @@ static void modify_apply(struct emu_qp *qp, const struct ibv_qp_attr *attr, int 
     if (mask & IBV_QP_PORT)
         a->port = attr->port_num;
     if (mask & IBV_QP_AV) {
-        qp->ah_attr = attr->ah_attr;
         a->grh = attr->ah_attr.is_global;
         memcpy(a->rgid, attr->ah_attr.grh.dgid.raw, 16);
         a->rlid = attr->ah_attr.dlid;
@@ -165,50 +220,59 @@ static void modify_apply(struct emu_qp *qp, const struct ibv_qp_attr *attr, int 
         a->max_rd_atomic = attr->max_rd_atomic;
 }
 
+/* True when the device moved the QP out of state `from` (e.g. to ERR on an error completion). */
+static bool modify_state_moved(struct emu_qp *qp, uint8_t from)
+{
+    bool moved;
+
+    pthread_mutex_lock(&qp->lock);
+    moved = qp->state != from;
+    pthread_mutex_unlock(&qp->lock);
+    return moved;
+}
+
 EMU_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 {
     struct emu_qp *qp = (struct emu_qp *)ibqp;
-    enum ibv_qp_state cur, next;
-    struct emu_qp_attr a;
+    const struct prm_qp_transition *t = NULL;
     int err;
 
     if (ibqp == NULL || attr == NULL || !emu_context_is_ours(ibqp->context))
         return EINVAL;
     pthread_mutex_lock(&qp->post_lock);
-    cur = ibqp->state;
-    next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
-    if ((mask & IBV_QP_CUR_STATE) && attr->cur_qp_state != cur) {
-        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x is in %s, not in the cur_qp_state given", qp->qpn,
-                    state_names[cur]);
-        pthread_mutex_unlock(&qp->post_lock);
-        return EINVAL;
-    }
-    if ((unsigned int)next > IBV_QPS_ERR || next == IBV_QPS_SQE) {
-        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x: state %d is not a target for RC", qp->qpn, next);
-        pthread_mutex_unlock(&qp->post_lock);
-        return EINVAL;
-    }
-    err = modify_check(qp, cur, next, mask);
-    if (err == 0) {
-        if ((mask & IBV_QP_PORT) && (attr->port_num < 1 || attr->port_num > qp->nic->port_count)) {
-            EMU_LOG_ERR("ibv_modify_qp: QP 0x%x: port %u does not exist", qp->qpn, attr->port_num);
-            err = EINVAL;
-        }
-    }
-    if (err == 0) {
+    /* The device may move the QP to ERR between the check and the transition: decide again once. */
+    for (int attempt = 0;; attempt++) {
+        struct emu_qp_attr a;
+        uint8_t cur;
+
+        pthread_mutex_lock(&qp->lock);
+        cur = qp->state;
         a = qp->attr;
-        modify_apply(qp, attr, mask, &a);
-        err = emu_qp_transition(qp, state_to_prm(cur), state_to_prm(next), &a);
+        pthread_mutex_unlock(&qp->lock);
+        err = modify_check(qp, cur, attr, mask, &t);
+        if (err != 0)
+            break;
+        modify_apply(attr, mask, &a);
+        err = emu_engine_qp_modify(qp, cur, t->to, &a);
+        if (err == 0 || attempt > 0 || !modify_state_moved(qp, cur))
+            break;
     }
     if (err == 0) {
-        if (next == IBV_QPS_RESET) {
+        if (t->to == PRM_QP_STATE_RST) {
+            /* The device dropped the QP's work: its completions not polled yet go too. */
+            emu_verbs_cq_clean(qp->p.send_cq, qp->qpn);
+            if (qp->p.recv_cq != qp->p.send_cq)
+                emu_verbs_cq_clean(qp->p.recv_cq, qp->qpn);
             qp->sq_producer = qp->sq_tail = 0;
             qp->rq_producer = qp->rq_tail = 0;
             memset((void *)qp->p.dbrec, 0, 8);
         }
-        ibqp->state = next;
-        if (mask & IBV_QP_TIMEOUT)
-            qp->timeout = attr->timeout;
+        if (mask & IBV_QP_ACCESS_FLAGS)
+            qp->ibv_access = (int)attr->qp_access_flags;
+        if (mask & IBV_QP_AV)
+            qp->ah_attr = attr->ah_attr;
+        /* The public field, kept for programs as libibverbs does; softmlx5 never reads it. */
+        ibqp->state = emu_verbs_state_from_prm(t->to);
     }
     pthread_mutex_unlock(&qp->post_lock);
     return err;
@@ -218,32 +282,41 @@ EMU_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int m
                             struct ibv_qp_init_attr *init)
 {
     struct emu_qp *qp = (struct emu_qp *)ibqp;
-    const struct emu_qp_attr *a = &qp->attr;
+    struct emu_qp_attr copy, *a = &copy;
+    uint8_t state;
 
-    (void)mask;
-    if (ibqp == NULL || attr == NULL || init == NULL)
+    if (ibqp == NULL || attr == NULL || init == NULL || !emu_context_is_ours(ibqp->context))
         return EINVAL;
     memset(attr, 0, sizeof(*attr));
-    attr->qp_state = ibqp->state;
-    attr->cur_qp_state = ibqp->state;
+    pthread_mutex_lock(&qp->post_lock);
+    pthread_mutex_lock(&qp->lock);
+    state = qp->state;
+    copy = qp->attr;
+    pthread_mutex_unlock(&qp->lock);
+    attr->qp_access_flags = (unsigned int)qp->ibv_access;
+    attr->ah_attr = qp->ah_attr;
+    attr->qp_state = emu_verbs_state_from_prm(state);
+    attr->cur_qp_state = attr->qp_state;
+    /* The public field, refreshed for programs as libibverbs does. */
+    if (mask & IBV_QP_STATE)
+        ibqp->state = attr->qp_state;
+    pthread_mutex_unlock(&qp->post_lock);
     attr->path_mtu = (enum ibv_mtu)a->path_mtu;
     attr->path_mig_state = IBV_MIG_MIGRATED;
     attr->rq_psn = a->rq_psn;
     attr->sq_psn = a->sq_psn;
     attr->dest_qp_num = a->remote_qpn;
-    attr->qp_access_flags = (unsigned int)qp->ibv_access;
     attr->cap.max_send_wr = qp->max_send_wr;
     attr->cap.max_recv_wr = qp->max_recv_wr;
     attr->cap.max_send_sge = qp->max_send_sge;
     attr->cap.max_recv_sge = qp->max_recv_sge;
     attr->cap.max_inline_data = qp->max_inline;
-    attr->ah_attr = qp->ah_attr;
     attr->pkey_index = a->pkey_index;
     attr->port_num = a->port;
     attr->max_rd_atomic = a->max_rd_atomic;
     attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
     attr->min_rnr_timer = a->min_rnr_timer;
-    attr->timeout = qp->timeout;
+    attr->timeout = a->ack_timeout;
     attr->retry_cnt = a->retry_count;
     attr->rnr_retry = a->rnr_retry;
     memset(init, 0, sizeof(*init));

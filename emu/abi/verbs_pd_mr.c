@@ -93,9 +93,11 @@ static struct ibv_mr *emu_reg(struct ibv_pd *ibv_pd, const char *call, uintptr_t
     if (err != 0) {
         EMU_LOG_ERR("%s: cannot register %zu bytes at 0x%lx with access 0x%x: %s", call, length,
                     (unsigned long)addr, access,
-                    err == EINVAL ? "empty or wrapping range, or remote write/atomic without "
-                                    "local write"
-                                  : strerror(err));
+                    err == EINVAL   ? "empty or wrapping range, or remote write/atomic without "
+                                      "local write"
+                    : err == EFAULT ? "some page is not mapped, or not readable (writable, for a "
+                                      "writable registration) in this process (EFAULT)"
+                                    : strerror(err));
         errno = err;
         return NULL;
     }

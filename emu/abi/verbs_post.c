@@ -50,7 +50,8 @@ static int post_opcode(enum ibv_wr_opcode op, uint8_t *out)
     }
 }
 
-/* Builds one WQE into buf; returns its DS count, or 0 with a logged reason. */
+/* Builds one WQE into buf (PRM_WQE_MAX_BB basic blocks); returns its DS count, or 0 with a logged
+ * reason. */
 static uint32_t post_build(struct emu_qp *qp, const struct ibv_send_wr *wr, uint8_t opcode,
                            uint8_t *buf)
 {
@@ -115,6 +116,11 @@ static uint32_t post_build(struct emu_qp *qp, const struct ibv_send_wr *wr, uint
         fm_ce_se |= PRM_WQE_CTRL_FM_SMALL_AND_FENCE;
     if (opcode == PRM_WQE_OPCODE_RDMA_WRITE_IMM || opcode == PRM_WQE_OPCODE_SEND_IMM)
         imm = wr->imm_data;
+    if (prm_wqe_ds_count(off) > PRM_WQE_MAX_DS) {
+        EMU_LOG_ERR("ibv_post_send: the WQE would take %u DS, more than the %d a WQE holds",
+                    prm_wqe_ds_count(off), PRM_WQE_MAX_DS);
+        return 0;
+    }
     prm_wqe_set_ctrl_seg((void *)buf, (uint16_t)qp->sq_producer, opcode, 0, qp->qpn, fm_ce_se,
                          (uint8_t)prm_wqe_ds_count(off), 0, imm);
     return prm_wqe_ds_count(off);
@@ -124,13 +130,16 @@ int emu_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
 {
     struct emu_qp *qp = (struct emu_qp *)ibqp;
     uint32_t sq_size = 1u << qp->p.log_sq_size;
-    uint8_t buf[PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE];
+    uint8_t buf[PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE];
+    enum ibv_qp_state state;
     int err = 0;
 
     pthread_mutex_lock(&qp->post_lock);
-    if (ibqp->state < IBV_QPS_RTS) {
+    state = emu_verbs_qp_state(qp);
+    /* RESET, INIT and RTR cannot send; in ERR the device flushes what is posted. */
+    if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
         EMU_LOG_ERR("ibv_post_send: QP 0x%x is not ready to send (state %d; RTS needed)", qp->qpn,
-                    ibqp->state);
+                    state);
         err = EINVAL;
     }
     for (; err == 0 && wr != NULL; wr = wr->next) {
@@ -169,9 +178,13 @@ int emu_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
     /* Release: the WQEs are in the ring before the doorbell record that publishes them. */
     __atomic_store_n((uint32_t *)qp->p.dbrec + 1, htobe32(qp->sq_producer & 0xffff),
                      __ATOMIC_RELEASE);
+    /*
+     * The doorbell: no UAR page for standard QPs, the device is told directly.
+     * Rung under the lock, as libmlx5 rings: a RESET (which takes it) can
+     * then never come between the producer and its doorbell.
+     */
+    emu_engine_sq_doorbell(qp, qp->sq_producer & 0xffff);
     pthread_mutex_unlock(&qp->post_lock);
-    /* The doorbell: no UAR page for standard QPs, the device is told directly. */
-    emu_qp_sq_doorbell(qp, qp->sq_producer & 0xffff);
     return err;
 }
 
@@ -204,8 +217,8 @@ int emu_verbs_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_
         return EINVAL;
     }
     pthread_mutex_lock(&qp->post_lock);
-    if (ibqp->state == IBV_QPS_RESET) {
-        EMU_LOG_ERR("ibv_post_recv: QP 0x%x is in RESET", qp->qpn);
+    if (emu_verbs_qp_state(qp) == IBV_QPS_RESET) {
+        EMU_LOG_ERR("ibv_post_recv: QP 0x%x is in RESET; move it to INIT first", qp->qpn);
         err = EINVAL;
     }
     for (; err == 0 && wr != NULL; wr = wr->next) {
@@ -226,12 +239,14 @@ int emu_verbs_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_
     /* Release: the WQEs are written before the counter that hands them to the device. */
     __atomic_store_n((uint32_t *)qp->p.dbrec, htobe32(qp->rq_producer & 0xffff), __ATOMIC_RELEASE);
     pthread_mutex_unlock(&qp->post_lock);
-    if (ibqp->state == IBV_QPS_ERR) {
-        /* Receives posted to a QP in error are flushed at once. */
-        pthread_mutex_lock(&qp->lock);
+    /*
+     * Receives posted to a QP in error (moved there by the program or by the
+     * device) are flushed at once, as a ConnectX in ERR flushes what arrives.
+     */
+    pthread_mutex_lock(&qp->lock);
+    if (qp->state == PRM_QP_STATE_ERR)
         emu_engine_rq_flush(qp);
-        pthread_mutex_unlock(&qp->lock);
-    }
+    pthread_mutex_unlock(&qp->lock);
     return err;
 }
 

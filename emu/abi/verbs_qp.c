@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "abi/context.h"
 #include "abi/verbs_int.h"
 #include "common/emu_log.h"
@@ -115,7 +116,7 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
         errno = ENOMEM;
         return NULL;
     }
-    err = emu_qp_create(nic, &p, &qp);
+    err = emu_engine_qp_create(nic, &p, &qp);
     if (err != 0) {
         free((void *)p.dbrec);
         free(wq);
@@ -131,7 +132,7 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
         free(qp->sq_wrid);
         free(qp->sq_wqe_next);
         free(qp->rq_wrid);
-        emu_qp_destroy(qp);
+        emu_engine_qp_destroy(qp);
         free((void *)p.dbrec);
         free(wq);
         errno = ENOMEM;
@@ -140,9 +141,11 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
     qp->sq_sig_all = a->sq_sig_all != 0;
     qp->max_send_sge = cap->max_send_sge ? cap->max_send_sge : 1;
     qp->max_recv_sge = rq_stride / 16;
-    qp->max_inline = (bbs * PRM_WQE_BB_SIZE) -
-                     (uint32_t)(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) +
-                                sizeof(struct prm_wqe_inline_seg));
+    /* What a WQE of bbs basic blocks holds inline, within the 63 DS a WQE can have. */
+    qp->max_inline =
+            (bbs < PRM_WQE_MAX_BB ? bbs * PRM_WQE_BB_SIZE : PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE) -
+            (uint32_t)(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) +
+                       sizeof(struct prm_wqe_inline_seg));
     qp->max_send_wr = (1u << p.log_sq_size) / bbs;
     qp->max_recv_wr = rq_count;
     cap->max_send_wr = qp->max_send_wr;
@@ -201,7 +204,7 @@ EMU_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     next = qp->sq_wqe_next;
     cqs[0] = qp->p.send_cq;
     cqs[1] = qp->p.recv_cq;
-    emu_qp_destroy(qp);
+    emu_engine_qp_destroy(qp);
     /* The CQs' pollers cache the last QP they saw. */
     for (int i = 0; i < 2; i++) {
         pthread_mutex_lock(&cqs[i]->poll_lock);

@@ -90,19 +90,15 @@ void emu_devx_cmd_classify(uint16_t opcode, struct emu_devx_cmd_info *info)
     info->obj = op != NULL ? op->obj : EMU_DEVX_OBJ_NONE;
 }
 
-static struct devx_dev devx_devs[EMU_MAX_DEVICES];
-static pthread_once_t devx_once = PTHREAD_ONCE_INIT;
-
-static void devx_devs_init(void)
+static void devx_dev_init(void *part)
 {
-    for (int i = 0; i < EMU_MAX_DEVICES; i++)
-        pthread_mutex_init(&devx_devs[i].lock, NULL);
+    pthread_mutex_init(&((struct devx_dev *)part)->lock, NULL);
 }
 
+/* Made by the first command (emu_devx_cmd refuses the command when that fails). */
 struct devx_dev *devx_dev_of(struct emu_nic *nic)
 {
-    pthread_once(&devx_once, devx_devs_init);
-    return &devx_devs[nic->index];
+    return emu_nic_part((void **)&nic->devx, sizeof(struct devx_dev), devx_dev_init);
 }
 
 int emu_devx_status_errno(uint8_t status)
@@ -174,8 +170,9 @@ int emu_devx_cmd(struct emu_nic *nic, const void *in, size_t inlen, void *out, s
     else if (outlen < op->out_size)
         status = devx_fail(&c, PRM_CMD_STAT_BAD_OUTPUT_LEN, DEVX_SYND_OUTPUT_LEN,
                            "output mailbox shorter than the answer");
+    else if ((d = devx_dev_of(nic)) == NULL)
+        status = devx_fail(&c, PRM_CMD_STAT_INTERNAL_ERR, 0, "out of memory for the DevX state");
     else {
-        d = devx_dev_of(nic);
         pthread_mutex_lock(&d->lock);
         status = op->handler(&c);
         pthread_mutex_unlock(&d->lock);

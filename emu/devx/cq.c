@@ -17,10 +17,6 @@
 #include "prm/prm_cmd.h"
 #include "prm/prm_cq.h"
 
-/* Provided by the engine (nic/cq.c); weak until it is linked in. */
-#pragma weak emu_cq_create
-#pragma weak emu_cq_destroy
-
 #define DEVX_DBREC_SIZE 8
 
 struct devx_cq *devx_cq_find(struct devx_dev *d, uint32_t cqn)
@@ -113,11 +109,6 @@ uint8_t devx_create_cq(struct devx_cmd *c)
     status = devx_cq_umems(c, cqc, &p, dcq);
     if (status != PRM_CMD_STAT_OK)
         goto free_dcq;
-    if (emu_cq_create == NULL) {
-        status = devx_fail(c, PRM_CMD_STAT_INTERNAL_ERR, DEVX_SYND_INTERNAL,
-                           "the completion engine is not built into this libibverbs.so.1");
-        goto put_umems;
-    }
     err = emu_cq_create(c->nic, &p, &cq);
     if (err != 0) {
         status = devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES,

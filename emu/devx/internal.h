@@ -82,13 +82,18 @@ struct devx_srq {
     uint8_t wq_type;
 };
 
-/* Objects by the table index of their number (CQN, QPN, PDN & EMU_OBJ_INDEX_MASK). */
+/*
+ * Objects by the table index of their number (CQN, QPN, SRQN &
+ * EMU_OBJ_INDEX_MASK; a PDN is its own index, 1..65536): indices below
+ * DEVX_MAP_INDEX_LIMIT, the 24 bits of a PRM object number.
+ */
+#define DEVX_MAP_INDEX_LIMIT (1u << 24)
 struct devx_map {
     void **slots;
     uint32_t capacity;
 };
 
-/* errno-style (ENOMEM). */
+/* errno-style (ENOMEM; EINVAL for an index of DEVX_MAP_INDEX_LIMIT or above). */
 int devx_map_set(struct devx_map *m, uint32_t index, void *obj);
 void *devx_map_get(const struct devx_map *m, uint32_t index);
 void devx_map_remove(struct devx_map *m, uint32_t index);

@@ -9,7 +9,7 @@
 
 int devx_map_set(struct devx_map *m, uint32_t index, void *obj)
 {
-    if (index > EMU_OBJ_INDEX_MASK)
+    if (index >= DEVX_MAP_INDEX_LIMIT)
         return EINVAL;
     if (index >= m->capacity) {
         uint32_t capacity = m->capacity ? m->capacity : 64;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "devx/devx.h"
 #include "devx/internal.h"
 #include "devx/syndrome.h"
@@ -21,11 +22,6 @@
 #include "nic/umem.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
-
-/* Provided by the engine (nic/qp.c, nic/cq.c); weak until it is linked in. */
-#pragma weak emu_qp_create
-#pragma weak emu_qp_destroy
-#pragma weak emu_cq_lookup
 
 #define DEVX_DBREC_SIZE        8
 #define DEVX_LOG_MAX_RQ_STRIDE 5 /* 512-byte receive WQEs: 31 scatter entries and a header */
@@ -85,8 +81,8 @@ static uint8_t devx_qp_check_refs(struct devx_cmd *c, const void *qpc, struct em
 
     pthread_mutex_lock(&nic->lock);
     p->pd = emu_table_get(&nic->pds, (uint32_t)PRM_GET(qpc, PRM_QPC_PD));
-    p->send_cq = emu_cq_lookup != NULL ? emu_cq_lookup(nic, cqn_snd) : NULL;
-    p->recv_cq = emu_cq_lookup != NULL ? emu_cq_lookup(nic, cqn_rcv) : NULL;
+    p->send_cq = emu_cq_lookup(nic, cqn_snd);
+    p->recv_cq = emu_cq_lookup(nic, cqn_rcv);
     pthread_mutex_unlock(&nic->lock);
     if (p->pd == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_QP_PD,
@@ -198,12 +194,7 @@ uint8_t devx_create_qp(struct devx_cmd *c)
     status = devx_qp_umems(c, qpc, &p, dqp);
     if (status != PRM_CMD_STAT_OK)
         goto free_dqp;
-    if (emu_qp_create == NULL) {
-        status = devx_fail(c, PRM_CMD_STAT_INTERNAL_ERR, DEVX_SYND_INTERNAL,
-                           "the QP engine is not built into this libibverbs.so.1");
-        goto put_umems;
-    }
-    if (emu_qp_create(c->nic, &p, &qp) != 0) {
+    if (emu_engine_qp_create(c->nic, &p, &qp) != 0) {
         status = devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES,
                            "the device has no free QP");
         goto put_umems;
@@ -221,7 +212,7 @@ uint8_t devx_create_qp(struct devx_cmd *c)
     return PRM_CMD_STAT_OK;
 
 destroy_qp:
-    emu_qp_destroy(qp);
+    emu_engine_qp_destroy(qp);
 put_umems:
     emu_umem_put(dqp->dbr_umem);
     emu_umem_put(dqp->wq_umem);
@@ -240,7 +231,7 @@ uint8_t devx_destroy_qp(struct devx_cmd *c)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_QP_UNKNOWN,
                          "no QP with this number was made by CREATE_QP");
     emu_uar_qp_unbind(dqp->qp);
-    emu_qp_destroy(dqp->qp);
+    emu_engine_qp_destroy(dqp->qp);
     devx_qp_count_cqs(d, dqp, -1);
     devx_map_remove(&d->qps, qpn & EMU_OBJ_INDEX_MASK);
     emu_umem_put(dqp->dbr_umem);

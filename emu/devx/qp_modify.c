@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The QP state transition commands. Each maps the QP context fields it
- * carries (mandatory ones, and the optional ones its opt_param_mask selects)
- * onto struct emu_qp_attr and asks the engine for the transition. A QP in
- * another state than the command's source answers BAD_RES_STATE.
+ * The QP state transition commands (which exist, and which state each starts
+ * from, is the PRM table's: prm_qp_transition.h). Each maps the QP context
+ * fields it carries (mandatory ones, and the optional ones its
+ * opt_param_mask selects) onto struct emu_qp_attr and asks the device for
+ * the transition. A QP in another state than the command's source answers
+ * BAD_RES_STATE.
  */
 #include <string.h>
 
+#include "engine/engine.h"
 #include "common/emu_log.h"
 #include "devx/devx.h"
 #include "devx/internal.h"
@@ -16,38 +19,8 @@
 #include "nic/qp.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transition.h"
 #include "prm/prm_status.h"
-
-/* Provided by the engine (nic/qp.c); weak until it is linked in. */
-#pragma weak emu_qp_transition
-
-#define DEVX_ANY_STATE 0xff
-
-struct devx_transition {
-    uint16_t opcode;
-    uint8_t from; /* DEVX_ANY_STATE: 2ERR and 2RST */
-    uint8_t to;
-    bool has_qpc;
-};
-
-static const struct devx_transition devx_transitions[] = {
-        {PRM_CMD_RST2INIT_QP, PRM_QP_STATE_RST, PRM_QP_STATE_INIT, true},
-        {PRM_CMD_INIT2INIT_QP, PRM_QP_STATE_INIT, PRM_QP_STATE_INIT, true},
-        {PRM_CMD_INIT2RTR_QP, PRM_QP_STATE_INIT, PRM_QP_STATE_RTR, true},
-        {PRM_CMD_RTR2RTS_QP, PRM_QP_STATE_RTR, PRM_QP_STATE_RTS, true},
-        {PRM_CMD_RTS2RTS_QP, PRM_QP_STATE_RTS, PRM_QP_STATE_RTS, true},
-        {PRM_CMD_SQERR2RTS_QP, PRM_QP_STATE_SQER, PRM_QP_STATE_RTS, true},
-        {PRM_CMD_2ERR_QP, DEVX_ANY_STATE, PRM_QP_STATE_ERR, false},
-        {PRM_CMD_2RST_QP, DEVX_ANY_STATE, PRM_QP_STATE_RST, false},
-};
-
-static const struct devx_transition *devx_transition_find(uint16_t opcode)
-{
-    for (size_t i = 0; i < sizeof(devx_transitions) / sizeof(devx_transitions[0]); i++)
-        if (devx_transitions[i].opcode == opcode)
-            return &devx_transitions[i];
-    return NULL;
-}
 
 /* Port and P_Key index of the primary path (RST2INIT, or optional elsewhere). */
 static uint8_t devx_apply_port(struct devx_cmd *c, const void *ads, struct emu_qp_attr *a)
@@ -140,7 +113,7 @@ static uint8_t devx_apply_optional(struct devx_cmd *c, const void *qpc, const vo
     return PRM_CMD_STAT_OK;
 }
 
-static uint8_t devx_transition_attr(struct devx_cmd *c, const struct devx_transition *t,
+static uint8_t devx_transition_attr(struct devx_cmd *c, const struct prm_qp_transition *t,
                                     struct emu_qp_attr *a)
 {
     /* Every transition with a qpc has the same layout (rst2init_qp_in et al.). */
@@ -170,30 +143,10 @@ static uint8_t devx_transition_attr(struct devx_cmd *c, const struct devx_transi
     }
 }
 
-static const char *devx_state_name(uint8_t state)
-{
-    switch (state) {
-    case PRM_QP_STATE_RST:
-        return "RST";
-    case PRM_QP_STATE_INIT:
-        return "INIT";
-    case PRM_QP_STATE_RTR:
-        return "RTR";
-    case PRM_QP_STATE_RTS:
-        return "RTS";
-    case PRM_QP_STATE_SQER:
-        return "SQER";
-    case PRM_QP_STATE_ERR:
-        return "ERR";
-    default:
-        return "?";
-    }
-}
-
 uint8_t devx_modify_qp(struct devx_cmd *c)
 {
     struct devx_dev *d = devx_dev_of(c->nic);
-    const struct devx_transition *t = devx_transition_find(c->opcode);
+    const struct prm_qp_transition *t = prm_qp_transition_of_cmd(c->opcode);
     uint32_t qpn = (uint32_t)PRM_GET(c->in, PRM_RST2INIT_QP_IN_QPN);
     struct devx_qp *dqp = devx_qp_find(d, qpn);
     struct emu_qp_attr attr;
@@ -204,24 +157,34 @@ uint8_t devx_modify_qp(struct devx_cmd *c)
     if (dqp == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_QP_UNKNOWN,
                          "no QP with this number was made by CREATE_QP");
-    pthread_mutex_lock(&dqp->qp->lock);
-    state = dqp->qp->state;
-    attr = dqp->qp->attr;
-    pthread_mutex_unlock(&dqp->qp->lock);
-    from = t->from == DEVX_ANY_STATE ? state : t->from;
-    if (state != from) {
-        EMU_LOG_INFO("QP 0x%x is in %s; %s needs %s", qpn, devx_state_name(state),
-                     prm_cmd_opcode_name(c->opcode), devx_state_name(from));
-        return devx_fail(c, PRM_CMD_STAT_BAD_RES_STATE, DEVX_SYND_QP_STATE,
-                         "the QP is not in the state this transition starts from");
+    for (int attempt = 0;; attempt++) {
+        bool moved;
+
+        pthread_mutex_lock(&dqp->qp->lock);
+        state = dqp->qp->state;
+        attr = dqp->qp->attr;
+        pthread_mutex_unlock(&dqp->qp->lock);
+        from = t->from == PRM_QP_STATE_ANY ? state : t->from;
+        if (state != from) {
+            EMU_LOG_INFO("QP 0x%x is in %s; %s needs %s", qpn, prm_qp_state_name(state),
+                         prm_cmd_opcode_name(c->opcode), prm_qp_state_name(from));
+            return devx_fail(c, PRM_CMD_STAT_BAD_RES_STATE, DEVX_SYND_QP_STATE,
+                             "the QP is not in the state this transition starts from");
+        }
+        if (t->has_qpc) {
+            status = devx_transition_attr(c, t, &attr);
+            if (status != PRM_CMD_STAT_OK)
+                return status;
+        }
+        if (emu_engine_qp_modify(dqp->qp, from, t->to, &attr) == 0)
+            break;
+        /* The device may have moved the QP to ERR meanwhile (an error completion): decide again. */
+        pthread_mutex_lock(&dqp->qp->lock);
+        moved = dqp->qp->state != from;
+        pthread_mutex_unlock(&dqp->qp->lock);
+        if (!moved || attempt > 0)
+            return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_ATTR,
+                             "the device refused the transition's attributes");
     }
-    if (t->has_qpc) {
-        status = devx_transition_attr(c, t, &attr);
-        if (status != PRM_CMD_STAT_OK)
-            return status;
-    }
-    if (emu_qp_transition == NULL || emu_qp_transition(dqp->qp, from, t->to, &attr) != 0)
-        return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_ATTR,
-                         "the device refused the transition's attributes");
     return PRM_CMD_STAT_OK;
 }

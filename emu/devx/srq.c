@@ -19,10 +19,6 @@
 #include "prm/prm_cmd.h"
 #include "prm/prm_srq.h"
 
-/* Provided by the engine (nic/srq.c); weak until it is linked in. */
-#pragma weak emu_srq_create
-#pragma weak emu_srq_destroy
-
 #define DEVX_DBREC_SIZE         8
 #define DEVX_SRQ_LOG_MIN_STRIDE 4 /* a WQE holds at least its 16-byte next segment */
 #define DEVX_SRQ_LOG_MAX_STRIDE 9 /* 512-byte WQEs, as for RQs */
@@ -125,11 +121,6 @@ uint8_t devx_create_rmp(struct devx_cmd *c)
     status = devx_rmp_umems(c, wq, &p, ds);
     if (status != PRM_CMD_STAT_OK)
         goto free_ds;
-    if (emu_srq_create == NULL) {
-        status = devx_fail(c, PRM_CMD_STAT_INTERNAL_ERR, DEVX_SYND_INTERNAL,
-                           "the SRQ engine is not built into this libibverbs.so.1");
-        goto put_umems;
-    }
     if (emu_srq_create(c->nic, &p, &srq) != 0) {
         status = devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES,
                            "the device has no free SRQ");

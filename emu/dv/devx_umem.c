@@ -40,8 +40,12 @@ static struct mlx5dv_devx_umem *dv_umem_reg(struct ibv_context *context, const c
     }
     err = emu_umem_register(nic, addr, size, access, gpu, &u->umem);
     if (err != 0) {
-        EMU_LOG_ERR("%s: cannot register %zu bytes at 0x%lx: %s", call, size, (unsigned long)addr,
-                    err == EINVAL ? "empty, null or wrapping range" : "out of umem ids");
+        EMU_LOG_ERR("%s: cannot register %zu bytes at 0x%lx with access 0x%x: %s", call, size,
+                    (unsigned long)addr, access,
+                    err == EINVAL   ? "empty, null or wrapping range"
+                    : err == EFAULT ? "some page is not mapped, or not readable (writable, for a "
+                                      "writable registration) in this process (EFAULT)"
+                                    : "out of umem ids");
         free(u);
         errno = err;
         return NULL;

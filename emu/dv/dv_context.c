@@ -25,7 +25,6 @@ struct emu_nic *dv_nic_of(struct ibv_context *ctx, const char *call)
     return emu_nic_of_ctx(ctx);
 }
 
-static struct emu_uar *dv_shared_uars[EMU_MAX_DEVICES];
 static pthread_mutex_t dv_shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct emu_uar *dv_shared_uar(struct emu_nic *nic)
@@ -33,9 +32,9 @@ struct emu_uar *dv_shared_uar(struct emu_nic *nic)
     struct emu_uar *uar;
 
     pthread_mutex_lock(&dv_shared_lock);
-    if (dv_shared_uars[nic->index] == NULL && emu_uar_alloc(nic, &uar) == 0)
-        dv_shared_uars[nic->index] = uar;
-    uar = dv_shared_uars[nic->index];
+    if (nic->dv_shared_uar == NULL && emu_uar_alloc(nic, &uar) == 0)
+        nic->dv_shared_uar = uar;
+    uar = nic->dv_shared_uar;
     pthread_mutex_unlock(&dv_shared_lock);
     return uar;
 }

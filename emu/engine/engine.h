@@ -1,9 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The engine: executes send WQEs from rings (requester), executes incoming
- * requests against memory keys and receive queues (responder), completes
- * work with CQE64s, and moves queue pairs to the error state with flushes.
- * Standard-verbs and DevX queue pairs are the same to it.
+ * The engine: what makes the device a device. Each device has an event loop
+ * of its own (loop.c) that owns its wire, its doorbells, its timers and its
+ * completions, so requests are executed, responses written into registered
+ * memory, CQEs written and WAITs released whether or not the application
+ * calls into the library: it may poll its CQ, block on a completion
+ * channel, or spin on memory. A thread that polls an empty CQ may do the
+ * ready work inline (emu_engine_poll), which only saves a wake-up.
+ *
+ *   requester.c    send WQEs from the ring, one request frame each
+ *   responder.c    incoming requests against keys, receive queues and memory
+ *   atomics.c      the atomic operations and the device-wide atomic order
+ *   completer.c    responses that complete requests; retransmit timers
+ *   rx_dispatch.c  the wire's callbacks: frames to the responder or completer
+ *   qp_state.c     QP creation, transitions, the error state and its flushes
+ *   cqe.c          completion entries
+ *   sgl.c          gather/scatter lists of held memory keys
+ *   doorbell.c     doorbells: standard post_send and UAR pages
+ *
+ * Standard-verbs and DevX queue pairs are the same to it. emu/nic holds the
+ * state it drives; emu/wire carries its frames.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -11,53 +27,46 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "wire/proto.h"
-
 struct emu_nic;
 struct emu_qp;
-struct emu_conn;
+struct emu_qp_params;
+struct emu_qp_attr;
 
-/* Requester: executes the send WQEs published so far (any thread; never blocks on the responder).
- */
-void emu_engine_sq_run(struct emu_qp *qp);
+/* A context is opened: the first one starts the device's engine and wire. errno-style. */
+int emu_engine_open(struct emu_nic *nic);
 
-/* Progress thread: one received frame (header already checked for format); 0, or -1 to drop conn.
- */
-int emu_engine_rx(struct emu_conn *conn, const struct emu_wire_hdr *hdr);
+/* Does the device work that is ready now, unless another thread is doing it (CQ pollers). */
+void emu_engine_poll(struct emu_nic *nic);
 
-/* Sends the ACKs owed on conn (end of a receive batch; rx_lock held). */
-void emu_engine_ack_flush(struct emu_conn *conn);
+/* Creates a QP in RST (QPN assigned) / destroys it (outstanding work dropped); errno-style. */
+int emu_engine_qp_create(struct emu_nic *nic, const struct emu_qp_params *p,
+                         struct emu_qp **qp_out);
+int emu_engine_qp_destroy(struct emu_qp *qp);
 
 /*
- * WAIT: a send queue stalled on a WAIT WQE is armed (qp->wait_active,
- * counted in wire->waiting); each CQE the device writes while any is armed
- * raises wire->wait_signal and wakes the progress thread, which calls
- * emu_engine_waits() to run the armed send queues again (and does so every
- * millisecond while any is armed). qp->lock held for emu_engine_wait_arm.
+ * Moves the QP from state `from` to state `to` with the attributes the
+ * transition carries (PRM semantics, prm_qp_transition.h). EINVAL for an
+ * illegal transition or when the QP is not in `from`. Entering ERR flushes
+ * outstanding and posted work with flush-error CQEs; entering RST resets
+ * the queues once no requester runs.
  */
-void emu_engine_wait_arm(struct emu_qp *qp, bool on);
-void emu_engine_waits(struct emu_nic *nic);
+int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
+                         const struct emu_qp_attr *attr);
 
-/* Progress thread: retry and RNR timers of every QP of the device. */
-void emu_engine_timers(struct emu_nic *nic, uint64_t now_ns);
+/*
+ * Software published send WQEs up to producer (basic-block count, mod 2^16
+ * as in the doorbell record): the requester executes them now, in the
+ * caller's thread, as far as it can without waiting. false: the QP is in
+ * RESET, where a doorbell is dropped.
+ */
+bool emu_engine_sq_doorbell(struct emu_qp *qp, uint32_t producer);
 
-/* Progress thread: conn is gone; QPs with work outstanding on it complete with retry-exceeded. */
-void emu_engine_conn_lost(struct emu_nic *nic, struct emu_conn *conn);
-
-/* Moves qp (lock held) to ERR: one error CQE (syndrome, unless 0) for the pending WQE at the
- * head, flush CQEs for the rest of the SQ and the RQ. */
-void emu_engine_qp_fail(struct emu_qp *qp, uint8_t syndrome);
+/* For tests (SOFTMLX5_PRIVATE): malformed frames received, bytes read by single copy. */
+struct ibv_device;
+uint64_t emu_wire_rejected_frames(struct ibv_device *device);
+uint64_t emu_wire_pulled_bytes(struct ibv_device *device);
 
 /* Flush CQEs for every receive WQE posted and not consumed (qp->lock held, QP in ERR). */
 void emu_engine_rq_flush(struct emu_qp *qp);
-
-/* Completion-queue entries of a QP (qp->lock held or requester context). */
-void emu_engine_cqe_req(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, uint32_t byte_cnt);
-void emu_engine_cqe_req_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode,
-                            uint8_t syndrome);
-
-/* The device-wide lock that makes atomics atomic with respect to each other. */
-void emu_engine_atomic_lock(void);
-void emu_engine_atomic_unlock(void);
 
 #endif /* EMU_ENGINE_H */

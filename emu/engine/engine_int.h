@@ -1,44 +1,209 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Helpers shared by the engine's files (requester, responder, completions). */
+/* The engine's own structures and the calls its files make to each other. */
 #ifndef EMU_ENGINE_INT_H
 #define EMU_ENGINE_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
-#include "wire/proto.h"
+#include "nic/mr.h"
+#include "prm/mlx5_wqe.h"
+#include "wire/wire.h"
 
+struct emu_nic;
 struct emu_qp;
-struct emu_conn;
 struct emu_pending;
 
-/* qp->lock held for all of these. */
+/* A device's engine (nic->engine). */
+struct emu_engine {
+    struct emu_nic *nic;
+    struct emu_wire *wire;
+    int epfd;    /* the loop's epoll set: the wake fd and the wire's sockets */
+    int wake_fd; /* eventfd: timers or watched UARs changed */
+    pthread_t thread;
+    /*
+     * Held by whoever handles received frames, timers and WAITs: the loop
+     * thread, or a thread polling an empty CQ (emu_engine_poll).
+     */
+    pthread_mutex_t rx_lock;
+    int inflight;             /* executed, uncompleted WQEs (atomic) */
+    int peered;               /* QPs connected to a peer: requests may go out (atomic) */
+    int uar_watchers;         /* QPs rung through UAR pages: the loop polls them (atomic) */
+    int waiting;              /* send queues stalled on a WAIT WQE (atomic) */
+    int wait_signal;          /* a CQE was written while some SQ waits (atomic) */
+    int tx_stalled;           /* send queues held back by a full transmit queue (atomic) */
+    int err_rqs;              /* QPs in ERR whose newly posted receives the loop flushes (atomic) */
+    uint64_t last_flush_ns;   /* those last checked (rx_lock) */
+    uint64_t poll_ns;         /* a thread last polled an empty CQ (emu_engine_poll; atomic) */
+    struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
+    uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
+    uint64_t last_wait_ns;    /* stalled WAITs last checked (rx_lock) */
+};
+
+/* ---- loop.c ---- */
+/* Wakes the loop: it recomputes its timeout (timers armed, UARs watched, WAITs). */
+void engine_kick(struct emu_engine *e);
+/* A WQE was executed (+1) or completed (-1); the loop runs timers while any is outstanding. */
+void engine_inflight(struct emu_engine *e, int delta);
+/* Calls check(qp, arg) with qp->lock held for every QP; runs the SQ again when it says so. */
+void engine_each_qp(struct emu_nic *nic, bool (*check)(struct emu_qp *qp, void *arg), void *arg);
+
+/* ---- sgl.c: gather/scatter lists of held keys ---- */
+#define ENGINE_SGL_MAX EMU_WIRE_MAX_IOV
+
+struct engine_sgl {
+    struct iovec iov[ENGINE_SGL_MAX];  /* host address of each entry (GPU: NULL) */
+    struct emu_mr *mr[ENGINE_SGL_MAX]; /* NULL: inline data in iov */
+    uint64_t iova[ENGINE_SGL_MAX];
+    int count;
+    uint32_t bytes;
+    bool gpu; /* some entry is GPU memory */
+    bool app; /* some entry is application host memory reached through a key */
+};
+
+/* Adds [iova, iova + len) through key, held; EMU_MR_OUT_OF_RANGE when the list is full too. */
+enum emu_mr_check engine_sgl_hold(struct engine_sgl *s, struct emu_qp *qp, uint32_t key,
+                                  uint64_t iova, uint32_t len, int access);
+/* Adds bytes the device owns (inline data). false: the list is full. */
+bool engine_sgl_inline(struct engine_sgl *s, void *data, uint32_t len);
+void engine_sgl_release(struct engine_sgl *s);
+/* EFAULT when some application entry is not mapped any more (checked before host accesses). */
+int engine_sgl_mapped(const struct engine_sgl *s);
+/* Copies len bytes from src into the list / the whole list into dst; errno-style, never faults. */
+int engine_sgl_scatter(const struct engine_sgl *s, const void *src, uint32_t len);
+int engine_sgl_gather(const struct engine_sgl *s, void *dst);
+/* A heap copy whose keys stay held until engine_sgl_free (a wire release callback). */
+struct engine_sgl *engine_sgl_dup(const struct engine_sgl *s);
+void engine_sgl_free(void *sgl);
+
+/* ---- requester.c ---- */
+/* A send WQE as fetched from the ring. */
+struct engine_wqe {
+    uint8_t buf[PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE];
+    uint8_t opcode, opmod, fm_ce_se;
+    uint32_t ds, bbs;
+    uint32_t imm; /* as stored (wire order) */
+};
+/*
+ * Reads the send WQE at index (at most `avail` basic blocks are published
+ * from it); errno-style: EINVAL when its size is 0 or runs past `avail`.
+ */
+int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, struct engine_wqe *w);
+/* Executes the published send WQEs (any thread; never waits for the responder). */
+void engine_sq_run(struct emu_qp *qp);
+/* Bytes of the atomic segment after the remote-address segment (0: no atomic executed). */
+uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod);
+bool engine_needs_response(uint8_t opcode);
+/* A WAIT-stalled SQ is armed (qp->lock held): every CQE written wakes the loop to retry it. */
+void engine_wait_arm(struct emu_qp *qp, bool on);
+
+/* ---- responder.c / completer.c / rx_dispatch.c (receive lock held) ---- */
+/* A large frame whose payload is arriving into held memory. */
+struct engine_rx {
+    bool active;
+    bool response; /* a READ_RESP into a requester's buffers; else a request's target */
+    uint32_t qpn;  /* looked up again when the payload is in */
+    uint32_t psn;
+    uint32_t len;
+    int64_t rindex;        /* the receive WQE the request consumed, or -1 */
+    struct engine_sgl sgl; /* where the payload goes */
+    uint8_t *bounce;       /* GPU memory in sgl: the payload lands here first */
+};
+
+/* The engine's state of one connection. */
+struct engine_conn {
+    struct emu_conn *conn;
+    struct engine_conn *owed_next; /* the engine's list of held-back ACKs (rx_lock) */
+    bool owed_listed;
+    bool ack_now;     /* an owed ACK was asked for at once (EMU_WIRE_F_ACK_REQ) */
+    uint64_t owed_ns; /* when the held-back ACKs were first owed */
+    /*
+     * ACKs owed for data frames of the batch being received: one per QP,
+     * sent when the batch ends or before any other answer, so a stream of
+     * writes costs one ACK per batch instead of one per frame.
+     */
+    struct {
+        uint32_t qpn;
+        uint32_t remote_qpn;
+        uint32_t psn;
+    } acks[16];
+    int ack_count;
+    int ack_frames;     /* frames acknowledged by the owed ACKs */
+    uint32_t ack_bytes; /* and their payload bytes */
+    struct engine_rx rx;
+};
+
+/*
+ * A large payload is to arrive into rx's held memory: conn's rx state is set
+ * and the sink pointed at it (a bounce buffer for GPU memory). 0, or -1 (the
+ * memory released) to drop the connection.
+ */
+int engine_rx_start(struct emu_conn *conn, const struct engine_rx *rx, struct emu_wire_sink *sink);
+/* After the payload: GPU data moved into place, keys released; errno-style. */
+int engine_rx_finish(struct engine_rx *rx, int err);
+int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                   const uint8_t *payload, struct emu_wire_sink *sink);
+int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int err);
+int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                    const uint8_t *payload, struct emu_wire_sink *sink);
+int engine_response_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int err);
+/* Sends the ACKs owed on conn (before another answer, or when they are due). */
+void engine_ack_flush(struct emu_conn *conn);
+/* A receive batch ended: owed ACKs leave now if asked for at once, else soon (engine_acks_due). */
+void engine_batch_end(struct emu_conn *conn);
+/* Sends held-back ACKs owed for at least max_age_ns; the age of the oldest left, or 0. */
+uint64_t engine_acks_due(struct emu_engine *e, uint64_t now, uint64_t max_age_ns);
+void engine_acks_forget(struct emu_engine *e, struct engine_conn *ec);
+/* The engine's state of a connection (created on first use); NULL when out of memory. */
+struct engine_conn *engine_conn_of(struct emu_conn *conn);
+void engine_conn_free(struct emu_conn *conn);
+/* Retransmit and RNR timers of every QP; a lost connection's QPs fail. */
+void engine_timers(struct emu_nic *nic, uint64_t now_ns);
+void engine_conn_lost(struct emu_nic *nic, struct emu_conn *conn);
+/* SQs stalled on a full transmit queue of conn (NULL: any) run again. */
+void engine_tx_resume(struct emu_nic *nic, struct emu_conn *conn);
+/* SQs stalled on a WAIT check their CQ again. */
+void engine_waits(struct emu_nic *nic);
+/* Receives posted to QPs in ERR (DevX rings: software only moves the doorbell record) flushed. */
+void engine_err_rqs(struct emu_nic *nic);
+
+/* ---- atomics.c ---- */
+struct engine_atomic_op {
+    uint8_t op;    /* PRM_WQE_OPCODE_ATOMIC_* */
+    uint32_t size; /* operand bytes: 4 or 8 */
+    uint64_t swap_add, compare, swap_mask, compare_mask;
+};
+/*
+ * Executes the atomic on [raddr, raddr + size) of the held registration mr
+ * (device-wide order); *orig_raw gets the original contents as stored.
+ * errno-style: EFAULT when the target is not mapped (nothing changed).
+ */
+int engine_atomic_exec(const struct engine_atomic_op *a, struct emu_mr *mr, uint64_t raddr,
+                       uint8_t *orig_raw);
+
+/* ---- qp_state.c ---- */
+/*
+ * Moves qp (lock held) to ERR: one error CQE (syndrome, unless 0) for the
+ * pending WQE at the head, flush CQEs for the rest of the SQ and the RQ.
+ */
+void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome);
+/* Pops completed WQEs from the head of the pending ring, writing their CQEs (qp->lock held). */
+void engine_complete(struct emu_qp *qp);
+struct emu_pending *engine_pending_find(struct emu_qp *qp, uint32_t psn);
+/* Receive WQEs software posted (the doorbell record's receive counter). */
+uint32_t engine_rq_posted(const struct emu_qp *qp);
+/* How long a request waits for its response before it is resent (or fails, retries spent). */
+uint64_t engine_retry_period_ns(const struct emu_qp *qp);
+/* The RNR NAK timer value in nanoseconds (IB encoding of min_rnr_timer). */
+uint64_t engine_rnr_delay_ns(uint8_t timer);
+
+/* ---- cqe.c (qp->lock held or requester context) ---- */
+void engine_cqe_req(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, uint32_t byte_cnt);
+void engine_cqe_req_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, uint8_t syndrome);
 void engine_cqe_resp(struct emu_qp *qp, uint8_t opcode, uint32_t wqe_index, uint32_t byte_cnt,
                      uint32_t imm, uint32_t src_qpn, bool solicited);
 void engine_cqe_resp_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome);
-uint32_t engine_rq_posted(const struct emu_qp *qp);
-/* Pops completed WQEs from the head of the pending ring, writing their CQEs. */
-void engine_complete(struct emu_qp *qp);
-struct emu_pending *engine_pending_find(struct emu_qp *qp, uint32_t psn);
-
-/* A frame header with the common fields filled (network order). */
-/* How long a request waits for its response before it is resent (or fails, retries spent). */
-uint64_t engine_retry_period_ns(const struct emu_qp *qp);
-
-void engine_hdr_init(struct emu_wire_hdr *h, uint8_t type, uint32_t src_qpn, uint32_t dst_qpn,
-                     uint32_t psn);
-
-/* Progress thread: a response (ACK, NAK, READ_RESP, ATOMIC_RESP) for requester qp. */
-int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h);
-
-/*
- * Bytes of the atomic segment after the remote-address segment of an atomic
- * WQE (opcode, opmod): 16, or 32 for an 8-byte masked compare-swap; 0 when
- * the pair names no atomic the device executes.
- */
-uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod);
-
-/* The RNR NAK timer value in nanoseconds (IB encoding of min_rnr_timer). */
-uint64_t engine_rnr_delay_ns(uint8_t timer);
 
 #endif /* EMU_ENGINE_INT_H */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The requester: reads send WQEs from the ring in order, checks their local
- * keys, and sends each as one request frame, gathering the payload straight
- * from registered memory. It runs in whichever thread rang the doorbell (or
- * the progress thread, to resume after a fence, an RNR wait or an error).
+ * keys, and sends each as one request frame, the payload going from
+ * registered memory into the socket (held until it has left). It runs in
+ * whichever thread rang the doorbell, or in the device's loop to resume
+ * after a fence, a read limit, an RNR wait, a full transmit queue or a
+ * WAIT.
  */
 #include <endian.h>
 #include <errno.h>
@@ -24,39 +26,10 @@
 #include "prm/prm_qp.h"
 #include "wire/wire.h"
 
-#define SQ_MAX_IOV 32
+static_assert(sizeof(((struct engine_wqe *)0)->buf) >= PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE,
+              "a WQE of the largest size fits the fetch buffer");
 
-struct sq_wqe {
-    uint8_t buf[PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE];
-    uint8_t opcode, opmod, fm_ce_se;
-    uint32_t ds, bbs;
-    uint32_t imm; /* as stored (wire order) */
-};
-
-/* What one WQE needs from memory: its local segments, checked and held. */
-struct sq_local {
-    struct iovec iov[SQ_MAX_IOV];
-    struct emu_mr *mr[SQ_MAX_IOV];
-    uint64_t iova[SQ_MAX_IOV];
-    int count;
-    int held; /* keys held (emu_mr_put owed) */
-    uint32_t bytes;
-    void *bounce; /* GPU data gathered into host memory */
-};
-
-void engine_hdr_init(struct emu_wire_hdr *h, uint8_t type, uint32_t src_qpn, uint32_t dst_qpn,
-                     uint32_t psn)
-{
-    memset(h, 0, sizeof(*h));
-    h->magic = htobe32(EMU_WIRE_MAGIC);
-    h->version = EMU_WIRE_VERSION;
-    h->type = type;
-    h->src_qpn = htobe32(src_qpn);
-    h->dst_qpn = htobe32(dst_qpn);
-    h->psn = htobe32(psn);
-}
-
-static int sq_read_wqe(struct emu_qp *qp, uint32_t index, struct sq_wqe *w)
+int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, struct engine_wqe *w)
 {
     uintptr_t base = emu_qp_sq_base(qp);
     uint32_t mask = (1u << qp->p.log_sq_size) - 1;
@@ -77,8 +50,13 @@ static int sq_read_wqe(struct emu_qp *qp, uint32_t index, struct sq_wqe *w)
         return EINVAL;
     }
     w->bbs = prm_wqe_bb_count(w->ds);
-    if (w->bbs > (1u << qp->p.log_sq_size))
+    if (w->bbs > avail || w->bbs > (1u << qp->p.log_sq_size)) {
+        EMU_LOG_ERR("QP 0x%x: send WQE %u of %u basic blocks runs past the producer index "
+                    "software published (%u basic blocks from it); ring the doorbell after the "
+                    "whole WQE",
+                    qp->qpn, index & 0xffff, w->bbs, avail);
         return EINVAL;
+    }
     for (uint32_t i = 1; i < w->bbs; i++)
         if (emu_mem_read(qp->p.wq_gpu, base + ((uintptr_t)((index + i) & mask) << PRM_WQE_BB_SHIFT),
                          w->buf + i * PRM_WQE_BB_SIZE, PRM_WQE_BB_SIZE) != 0)
@@ -86,40 +64,26 @@ static int sq_read_wqe(struct emu_qp *qp, uint32_t index, struct sq_wqe *w)
     return 0;
 }
 
-static void sq_local_release(struct emu_qp *qp, struct sq_local *l)
-{
-    for (int i = 0; i < l->held; i++)
-        emu_mr_put(qp->nic);
-    l->held = 0;
-    free(l->bounce);
-    l->bounce = NULL;
-}
-
 /*
  * Checks and holds the data segments from byte offset `off` of the WQE.
- * Inline data is taken from the WQE copy; GPU data to be sent is gathered
- * into a host bounce buffer unless check_only. Returns 0 or a PRM syndrome.
+ * Inline data is taken from the WQE copy. Returns 0 or a PRM syndrome.
  */
-static uint8_t sq_local_gather(struct emu_qp *qp, struct sq_wqe *w, uint32_t off, int access,
-                               bool check_only, struct sq_local *l)
+static uint8_t sq_gather(struct emu_qp *qp, struct engine_wqe *w, uint32_t off, int access,
+                         struct engine_sgl *l)
 {
     uint32_t end = w->ds * PRM_WQE_DS_SIZE;
-    bool gpu = false;
 
     memset(l, 0, sizeof(*l));
     while (off + 4 <= end) {
         const struct prm_wqe_data_seg *d = (const void *)(w->buf + off);
         uint32_t bc = be32toh(d->byte_count);
+        enum emu_mr_check r;
 
         if (bc & PRM_WQE_INLINE_SEG_FLAG) {
             uint32_t len = bc & ~PRM_WQE_INLINE_SEG_FLAG;
 
-            if (off + 4 + len > end || l->count == SQ_MAX_IOV)
+            if (off + 4 + len > end || !engine_sgl_inline(l, w->buf + off + 4, len))
                 return PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-            l->iov[l->count].iov_base = w->buf + off + 4;
-            l->iov[l->count].iov_len = len;
-            l->mr[l->count++] = NULL;
-            l->bytes += len;
             off += prm_wqe_inline_ds(len) * PRM_WQE_DS_SIZE;
             continue;
         }
@@ -128,51 +92,22 @@ static uint8_t sq_local_gather(struct emu_qp *qp, struct sq_wqe *w, uint32_t off
         off += sizeof(*d);
         if (bc == 0)
             continue;
-        if (l->count == SQ_MAX_IOV)
+        if (l->count == ENGINE_SGL_MAX)
             return PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-        uint32_t lkey = be32toh(d->lkey);
-        uint64_t addr = be64toh(d->addr);
-        struct emu_mr *mr;
-        enum emu_mr_check r = emu_mr_get(qp->nic, lkey, qp->p.pd->pdn, addr, bc, access, &mr);
-
+        r = engine_sgl_hold(l, qp, be32toh(d->lkey), be64toh(d->addr), bc, access);
         if (r != EMU_MR_OK) {
-            EMU_LOG_INFO("QP 0x%x: local key 0x%x, %u bytes at 0x%lx: %s", qp->qpn, lkey, bc,
-                         (unsigned long)addr, emu_mr_check_str(r));
+            EMU_LOG_INFO("QP 0x%x: local key 0x%x, %u bytes at 0x%lx: %s", qp->qpn,
+                         be32toh(d->lkey), bc, (unsigned long)be64toh(d->addr),
+                         emu_mr_check_str(r));
             return PRM_CQE_SYNDROME_LOCAL_PROT_ERR;
         }
-        l->held++;
-        gpu |= mr->gpu;
-        l->mr[l->count] = mr;
-        l->iova[l->count] = addr;
-        l->iov[l->count].iov_base = emu_mr_host_ptr(mr, addr);
-        l->iov[l->count++].iov_len = bc;
-        l->bytes += bc;
-    }
-    if (gpu && !(access & IBV_ACCESS_LOCAL_WRITE) && !check_only) {
-        /* GPU data goes out through one host copy. */
-        uint8_t *p = malloc(l->bytes ? l->bytes : 1);
-        uint32_t at = 0;
-
-        if (p == NULL)
-            return PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-        for (int i = 0; i < l->count; i++) {
-            if (l->mr[i] != NULL && l->mr[i]->gpu)
-                emu_mr_read(l->mr[i], l->iova[i], p + at, l->iov[i].iov_len);
-            else
-                memcpy(p + at, l->iov[i].iov_base, l->iov[i].iov_len);
-            at += (uint32_t)l->iov[i].iov_len;
-        }
-        l->bounce = p;
-        l->iov[0].iov_base = p;
-        l->iov[0].iov_len = l->bytes;
-        l->count = 1;
     }
     return 0;
 }
 
 enum sq_step { SQ_DONE, SQ_STALL };
 
-static bool sq_needs_response(uint8_t opcode)
+bool engine_needs_response(uint8_t opcode)
 {
     return opcode == PRM_WQE_OPCODE_RDMA_READ || opcode == PRM_WQE_OPCODE_ATOMIC_CS ||
            opcode == PRM_WQE_OPCODE_ATOMIC_FA || opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_CS ||
@@ -197,8 +132,8 @@ uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod)
  * WQEs that complete on the device alone (NOP, WAIT, DUMP, local errors)
  * never reach it.
  */
-static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index, const struct sq_wqe *w,
-                                          uint32_t bytes, bool wire)
+static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index,
+                                          const struct engine_wqe *w, uint32_t bytes, bool wire)
 {
     struct emu_pending *e = &qp->pending[qp->pending_tail & (qp->pending_size - 1)];
 
@@ -210,27 +145,22 @@ static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index, con
     e->byte_count = bytes;
     e->psn = wire ? qp->next_psn++ : qp->next_psn;
     e->deadline_ns = emu_now_ns() + engine_retry_period_ns(qp);
-    e->needs_response = sq_needs_response(w->opcode);
+    e->needs_response = wire && engine_needs_response(w->opcode);
     if (e->needs_response)
         qp->reads_in_flight++;
     qp->pending_tail++;
-    /* The progress thread may sleep without a timeout: it has timers to run now. */
-    if (__atomic_add_fetch(&qp->nic->wire->inflight, 1, __ATOMIC_RELAXED) == 1)
-        emu_wire_kick(qp->nic);
+    engine_inflight(qp->nic->engine, 1);
     return e;
 }
 
-/* A WQE that fails before it leaves: completes in order with `syndrome`. */
-static void sq_fail_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe *w,
-                          uint8_t syndrome)
+/* A WQE that executes on the device alone, or fails before it leaves: completes in order. */
+static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct engine_wqe *w,
+                          uint32_t bytes, uint8_t syndrome)
 {
     struct emu_pending *e;
 
     pthread_mutex_lock(&qp->lock);
-    e = sq_pending_add(qp, index, w, 0, false);
-    if (e->needs_response)
-        qp->reads_in_flight--;
-    e->needs_response = false;
+    e = sq_pending_add(qp, index, w, bytes, false);
     e->done = true;
     e->syndrome = syndrome;
     engine_complete(qp);
@@ -248,7 +178,7 @@ static void sq_fail_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe
  * Whether the responder should read the message from our memory (single
  * copy, proto.h): a same-host peer that proved it can, and only host
  * memory reached through keys (inline data lives in our WQE copy, GPU data
- * in a bounce buffer; both are gone once sq_exec_one returns).
+ * in a bounce buffer; both are gone once the WQE is executed).
  *
  * The keys are released when the frame has left, not at the ACK: a
  * deregistration then no longer waits for the peer's read. Reusing or
@@ -257,46 +187,60 @@ static void sq_fail_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe
  * those addresses then (or fails the request with a remote access error
  * when they are unmapped), and only into the target the peer checked.
  */
-static bool sq_pull_ok(const struct emu_qp *qp, const struct sq_local *l)
+static bool sq_pull_ok(const struct emu_qp *qp, const struct engine_sgl *l)
 {
-    if (l->bytes < SQ_PULL_MIN_BYTES || l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES ||
-        l->bounce != NULL || !__atomic_load_n(&qp->peer->peer_pulls, __ATOMIC_ACQUIRE))
+    if (l->bytes < SQ_PULL_MIN_BYTES || l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES || l->gpu ||
+        !emu_conn_peer_pulls(qp->peer))
         return false;
     for (int i = 0; i < l->count; i++)
-        if (l->mr[i] == NULL || l->mr[i]->gpu)
+        if (l->mr[i] == NULL)
             return false;
     return true;
 }
 
-/*
- * Builds and sends the request of one WQE (keys held in l). A read or an
- * atomic carries no data; an atomic carries `extra` (its masks) instead.
- * Returns 0 or a PRM syndrome.
- */
-static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, struct sq_local *l,
-                       const struct emu_wire_hdr *tmpl, const struct iovec *extra)
+/* The request fails before the responder saw it (qp->lock taken here). */
+static void sq_send_failed(struct emu_qp *qp, uint32_t psn, uint8_t syndrome)
 {
-    struct emu_wire_hdr h = *tmpl;
     struct emu_pending *e;
-    uint32_t psn;
-    bool carries = h.type != EMU_WIRE_READ_REQ && h.type != EMU_WIRE_ATOMIC;
-    uint8_t list[EMU_WIRE_PULL_MAX_ENTRIES * EMU_WIRE_PULL_ENTRY];
-    struct iovec list_iov = {list, 0};
-    const struct iovec *iov = l->iov;
-    int iovcnt = carries ? l->count : 0;
-    uint32_t payload = carries ? l->bytes : 0;
 
-    if (!carries && extra->iov_len > 0) {
-        iov = extra;
-        iovcnt = 1;
-        payload = (uint32_t)extra->iov_len;
+    pthread_mutex_lock(&qp->lock);
+    e = engine_pending_find(qp, psn);
+    if (e != NULL) {
+        if (e->needs_response)
+            qp->reads_in_flight--;
+        e->done = true;
+        e->syndrome = syndrome;
     }
+    engine_complete(qp);
+    pthread_mutex_unlock(&qp->lock);
+}
+
+/*
+ * Sends the request of one WQE; the keys of l are released here, when the
+ * payload has left (or at once). A read or an atomic carries no data; an
+ * atomic carries `extra` (its masks) instead.
+ */
+static void sq_send(struct emu_qp *qp, uint32_t index, struct engine_wqe *w, struct engine_sgl *l,
+                    struct emu_wire_hdr *h, const struct iovec *extra)
+{
+    bool carries = h->type != EMU_WIRE_READ_REQ && h->type != EMU_WIRE_ATOMIC;
+    uint8_t list[EMU_WIRE_PULL_MAX_ENTRIES * EMU_WIRE_PULL_ENTRY];
+    struct iovec one;
+    const struct iovec *iov = extra;
+    int iovcnt = extra->iov_len > 0 ? 1 : 0, err;
+    void (*release)(void *) = NULL;
+    struct emu_pending *e;
+    void *arg = NULL;
+    uint32_t psn, payload = carries ? l->bytes : (uint32_t)extra->iov_len;
 
     pthread_mutex_lock(&qp->lock);
     e = sq_pending_add(qp, index, w, l->bytes, true);
     psn = e->psn;
+    /* Someone waits for this one, or the queue fills: the ACK may not be held back. */
+    if (e->signaled || (qp->pending_tail - qp->pending_head) * 2 >= qp->pending_size)
+        h->flags |= EMU_WIRE_F_ACK_REQ;
     pthread_mutex_unlock(&qp->lock);
-    h.psn = htobe32(psn);
+    h->psn = htobe32(psn);
     if (carries && sq_pull_ok(qp, l)) {
         /* The payload is where the data is; the message length goes in dma_len. */
         for (int i = 0; i < l->count; i++) {
@@ -306,27 +250,59 @@ static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, stru
             memcpy(list + i * EMU_WIRE_PULL_ENTRY, &addr, 8);
             memcpy(list + i * EMU_WIRE_PULL_ENTRY + 8, &len, 8);
         }
-        list_iov.iov_len = (size_t)l->count * EMU_WIRE_PULL_ENTRY;
-        h.flags |= EMU_WIRE_F_PULL;
-        h.dma_len = htobe32(l->bytes);
-        iov = &list_iov;
+        one = (struct iovec){list, (size_t)l->count * EMU_WIRE_PULL_ENTRY};
+        h->flags |= EMU_WIRE_F_PULL;
+        h->dma_len = htobe32(l->bytes);
+        iov = &one;
         iovcnt = 1;
-        payload = (uint32_t)list_iov.iov_len;
-    }
-    h.payload_len = htobe32(payload);
-    if (emu_conn_send(qp->peer, &h, iov, iovcnt) != 0) {
-        pthread_mutex_lock(&qp->lock);
-        e = engine_pending_find(qp, psn);
-        if (e != NULL) {
-            if (e->needs_response)
-                qp->reads_in_flight--;
-            e->done = true;
-            e->syndrome = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+        payload = (uint32_t)one.iov_len;
+    } else if (carries && l->gpu) {
+        /* GPU data goes out through one host copy, freed once it has left. */
+        void *bounce = malloc(l->bytes ? l->bytes : 1);
+
+        if (bounce == NULL || engine_sgl_gather(l, bounce) != 0) {
+            free(bounce);
+            engine_sgl_release(l);
+            sq_send_failed(qp, psn, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+            return;
         }
-        engine_complete(qp);
-        pthread_mutex_unlock(&qp->lock);
+        one = (struct iovec){bounce, l->bytes};
+        iov = &one;
+        iovcnt = 1;
+        release = free;
+        arg = bounce;
+    } else if (carries && l->app) {
+        /*
+         * Application memory is referenced, not copied: its keys stay held
+         * until it left. It is checked first: a page unmapped since the
+         * registration would end the send midway, and the stream with it.
+         */
+        bool mapped = engine_sgl_mapped(l) == 0;
+        struct engine_sgl *held = mapped ? engine_sgl_dup(l) : NULL;
+
+        if (held == NULL) {
+            engine_sgl_release(l);
+            sq_send_failed(qp, psn,
+                           mapped ? PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR
+                                  : PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
+            return;
+        }
+        iov = held->iov;
+        iovcnt = held->count;
+        release = engine_sgl_free;
+        arg = held;
+        l->count = 0; /* now held's */
+    } else if (carries) {
+        iov = l->iov; /* inline data only: copied by the wire if it must wait */
+        iovcnt = l->count;
     }
-    return 0;
+    h->payload_len = htobe32(payload);
+    err = emu_conn_send(qp->peer, h, iov, iovcnt, release, arg);
+    engine_sgl_release(l);
+    if (err != 0)
+        sq_send_failed(qp, psn,
+                       err == EFAULT ? PRM_CQE_SYNDROME_LOCAL_PROT_ERR
+                                     : PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 }
 
 /*
@@ -334,8 +310,8 @@ static uint8_t sq_send(struct emu_qp *qp, uint32_t index, struct sq_wqe *w, stru
  * header (operands as proto.h says) and, for a masked compare-swap, its
  * masks in `masks`. Returns 0 or a PRM syndrome; l is set either way.
  */
-static uint8_t sq_atomic(struct emu_qp *qp, struct sq_wqe *w, struct emu_wire_hdr *h,
-                         uint64_t masks[2], uint32_t *masks_len, struct sq_local *l)
+static uint8_t sq_atomic(struct emu_qp *qp, struct engine_wqe *w, struct emu_wire_hdr *h,
+                         uint64_t masks[2], uint32_t *masks_len, struct engine_sgl *l)
 {
     const uint32_t off_seg = sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg);
     const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + sizeof(struct prm_wqe_ctrl_seg));
@@ -389,28 +365,19 @@ static uint8_t sq_atomic(struct emu_qp *qp, struct sq_wqe *w, struct emu_wire_hd
         h->compare = a->field_boundary;
     }
     /* The original value comes back into the local buffer: exactly the operand size. */
-    synd = sq_local_gather(qp, w, off_seg + seg_bytes, IBV_ACCESS_LOCAL_WRITE, false, l);
+    synd = sq_gather(qp, w, off_seg + seg_bytes, IBV_ACCESS_LOCAL_WRITE, l);
     if (synd == 0 && l->bytes != size)
         synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
     return synd;
 }
 
-/* A WQE that executes on the device alone (NOP, WAIT, DUMP): completes in order with no error. */
-static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct sq_wqe *w, uint32_t bytes)
-{
-    pthread_mutex_lock(&qp->lock);
-    sq_pending_add(qp, index, w, bytes, false)->done = true;
-    engine_complete(qp);
-    pthread_mutex_unlock(&qp->lock);
-}
-
-void emu_engine_wait_arm(struct emu_qp *qp, bool on)
+void engine_wait_arm(struct emu_qp *qp, bool on)
 {
     if (qp->wait_active == on)
         return;
     qp->wait_active = on;
     /* Sequentially consistent: emu_cq_push reads the count after it moved the producer. */
-    __atomic_add_fetch(&qp->nic->wire->waiting, on ? 1 : -1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&qp->nic->engine->waiting, on ? 1 : -1, __ATOMIC_SEQ_CST);
 }
 
 enum sq_wait { SQ_WAIT_READY, SQ_WAIT_STALL, SQ_WAIT_BAD };
@@ -419,9 +386,9 @@ enum sq_wait { SQ_WAIT_READY, SQ_WAIT_STALL, SQ_WAIT_BAD };
  * WAIT: whether CQ obj_num of this device has written max_index CQEs
  * (counters compared modulo 2^24, as a signed difference). While it has not,
  * the QP stays armed: every CQE written on the device then makes the
- * progress thread run this SQ again (emu_engine_waits).
+ * device loop run this SQ again (engine_waits).
  */
-static enum sq_wait sq_wait_check(struct emu_qp *qp, const struct sq_wqe *w)
+static enum sq_wait sq_wait_check(struct emu_qp *qp, const struct engine_wqe *w)
 {
     const struct prm_wqe_wait_seg *ws = (const void *)(w->buf + sizeof(struct prm_wqe_ctrl_seg));
     uint32_t cqn = be32toh(ws->obj_num), target = be32toh(ws->max_index) & 0xffffff;
@@ -437,7 +404,7 @@ static enum sq_wait sq_wait_check(struct emu_qp *qp, const struct sq_wqe *w)
     }
     /* Armed before the producer is read: a CQE written after the read finds the QP armed. */
     pthread_mutex_lock(&qp->lock);
-    emu_engine_wait_arm(qp, true);
+    engine_wait_arm(qp, true);
     pthread_mutex_unlock(&qp->lock);
     pthread_mutex_lock(&qp->nic->lock);
     cq = emu_cq_lookup(qp->nic, cqn);
@@ -455,45 +422,104 @@ static enum sq_wait sq_wait_check(struct emu_qp *qp, const struct sq_wqe *w)
     }
     if (r != SQ_WAIT_STALL) {
         pthread_mutex_lock(&qp->lock);
-        emu_engine_wait_arm(qp, false);
+        engine_wait_arm(qp, false);
         pthread_mutex_unlock(&qp->lock);
     }
     return r;
 }
 
-static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
+/* The request header of a WQE and its local memory; 0 or a PRM syndrome (l set either way). */
+static uint8_t sq_build(struct emu_qp *qp, uint32_t index, struct engine_wqe *w,
+                        struct emu_wire_hdr *h, uint64_t masks[2], uint32_t *masks_len,
+                        struct engine_sgl *l)
 {
     const uint32_t off_raddr = sizeof(struct prm_wqe_ctrl_seg);
-    struct sq_wqe w;
-    struct sq_local l;
+    const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + off_raddr);
+
+    memset(l, 0, sizeof(*l));
+    switch (w->opcode) {
+    case PRM_WQE_OPCODE_RDMA_WRITE:
+    case PRM_WQE_OPCODE_RDMA_WRITE_IMM:
+        h->type = w->opcode == PRM_WQE_OPCODE_RDMA_WRITE ? EMU_WIRE_WRITE : EMU_WIRE_WRITE_IMM;
+        h->raddr = ra->raddr;
+        h->rkey = ra->rkey;
+        return sq_gather(qp, w, off_raddr + sizeof(*ra), 0, l);
+    case PRM_WQE_OPCODE_SEND:
+    case PRM_WQE_OPCODE_SEND_IMM:
+        h->type = w->opcode == PRM_WQE_OPCODE_SEND ? EMU_WIRE_SEND : EMU_WIRE_SEND_IMM;
+        return sq_gather(qp, w, off_raddr, 0, l);
+    case PRM_WQE_OPCODE_RDMA_READ: {
+        uint8_t synd;
+
+        h->type = EMU_WIRE_READ_REQ;
+        h->raddr = ra->raddr;
+        h->rkey = ra->rkey;
+        synd = sq_gather(qp, w, off_raddr + sizeof(*ra), IBV_ACCESS_LOCAL_WRITE, l);
+        h->dma_len = htobe32(l->bytes);
+        return synd;
+    }
+    case PRM_WQE_OPCODE_ATOMIC_CS:
+    case PRM_WQE_OPCODE_ATOMIC_FA:
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_CS:
+    case PRM_WQE_OPCODE_ATOMIC_MASKED_FA:
+        return sq_atomic(qp, w, h, masks, masks_len, l);
+    default:
+        EMU_LOG_ERR("QP 0x%x: send WQE %u has opcode 0x%x, which RC QPs of this device do not "
+                    "execute",
+                    qp->qpn, index & 0xffff, w->opcode);
+        return PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
+    }
+}
+
+/* Whether the WQE must wait before it executes (qp->lock held). */
+static bool sq_must_wait(struct emu_qp *qp, const struct engine_wqe *w)
+{
+    uint32_t max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+
+    if (qp->state != PRM_QP_STATE_RTS || qp->rnr_resume_ns != 0 ||
+        ((w->fm_ce_se & PRM_WQE_CTRL_FM_MASK) != 0 && qp->reads_in_flight > 0) ||
+        (engine_needs_response(w->opcode) && qp->reads_in_flight >= max_rd) ||
+        qp->pending_tail - qp->pending_head == qp->pending_size)
+        return true;
+    if (qp->peer != NULL && emu_conn_tx_full(qp->peer)) {
+        /* Resumed by the loop when the transmit queue drains (engine_tx_resume). */
+        if (!qp->tx_stalled) {
+            qp->tx_stalled = true;
+            __atomic_add_fetch(&qp->nic->engine->tx_stalled, 1, __ATOMIC_RELAXED);
+        }
+        return true;
+    }
+    return false;
+}
+
+static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t posted)
+{
+    const uint32_t off_raddr = sizeof(struct prm_wqe_ctrl_seg);
+    struct engine_wqe w;
+    struct engine_sgl l;
     struct emu_wire_hdr h;
-    const struct prm_wqe_raddr_seg *ra = (const void *)(w.buf + off_raddr);
     uint64_t masks[2];
     uint32_t masks_len = 0;
-    uint8_t synd = 0;
-    uint32_t max_rd;
+    uint8_t synd;
 
-    if (sq_read_wqe(qp, index, &w) != 0) {
-        w.bbs = 1;
+    if (engine_wqe_fetch(qp, index, posted - index, &w) != 0) {
+        /* Unreadable or malformed: a local error, and nothing after it is trusted. */
+        w.bbs = posted - index;
         w.opcode = 0;
         w.fm_ce_se = 0;
-        sq_fail_local(qp, index, &w, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
-        qp->sq_consumer = index + 1;
+        qp->sq_consumer = posted;
+        sq_done_local(qp, index, &w, 0, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
         return SQ_DONE;
     }
     pthread_mutex_lock(&qp->lock);
     if (qp->state == PRM_QP_STATE_ERR) {
-        emu_engine_wait_arm(qp, false);
-        emu_engine_cqe_req_err(qp, index, w.opcode, PRM_CQE_SYNDROME_WR_FLUSH_ERR);
+        engine_wait_arm(qp, false);
+        engine_cqe_req_err(qp, index, w.opcode, PRM_CQE_SYNDROME_WR_FLUSH_ERR);
         pthread_mutex_unlock(&qp->lock);
         qp->sq_consumer = index + w.bbs;
         return SQ_DONE;
     }
-    max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
-    if (qp->state != PRM_QP_STATE_RTS || qp->rnr_resume_ns != 0 ||
-        ((w.fm_ce_se & PRM_WQE_CTRL_FM_MASK) != 0 && qp->reads_in_flight > 0) ||
-        (sq_needs_response(w.opcode) && qp->reads_in_flight >= max_rd) ||
-        qp->pending_tail - qp->pending_head == qp->pending_size) {
+    if (sq_must_wait(qp, &w)) {
         pthread_mutex_unlock(&qp->lock);
         return SQ_STALL;
     }
@@ -504,74 +530,37 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index)
         if (r == SQ_WAIT_STALL)
             return SQ_STALL;
         qp->sq_consumer = index + w.bbs;
-        if (r == SQ_WAIT_BAD)
-            sq_fail_local(qp, index, &w, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
-        else
-            sq_done_local(qp, index, &w, 0);
+        sq_done_local(qp, index, &w, 0, r == SQ_WAIT_BAD ? PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR : 0);
         return SQ_DONE;
     }
     qp->sq_consumer = index + w.bbs;
-
-    engine_hdr_init(&h, 0, qp->qpn, qp->attr.remote_qpn, 0);
-    switch (w.opcode) {
-    case PRM_WQE_OPCODE_NOP:
-        sq_done_local(qp, index, &w, 0);
+    if (w.opcode == PRM_WQE_OPCODE_NOP) {
+        sq_done_local(qp, index, &w, 0, 0);
         return SQ_DONE;
-    case PRM_WQE_OPCODE_DUMP:
+    }
+    if (w.opcode == PRM_WQE_OPCODE_DUMP) {
         /* Its data segments are checked as a gather would check them; nothing moves. */
-        synd = sq_local_gather(qp, &w, off_raddr, 0, true, &l);
+        synd = sq_gather(qp, &w, off_raddr, 0, &l);
         if (synd == 0 && l.bytes > (1u << EMU_LOG_MAX_MSG))
             synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-        if (synd != 0)
-            sq_fail_local(qp, index, &w, synd);
-        else
-            sq_done_local(qp, index, &w, l.bytes);
-        sq_local_release(qp, &l);
+        sq_done_local(qp, index, &w, l.bytes, synd);
+        engine_sgl_release(&l);
         return SQ_DONE;
-    case PRM_WQE_OPCODE_RDMA_WRITE:
-    case PRM_WQE_OPCODE_RDMA_WRITE_IMM:
-        h.type = w.opcode == PRM_WQE_OPCODE_RDMA_WRITE ? EMU_WIRE_WRITE : EMU_WIRE_WRITE_IMM;
-        h.raddr = ra->raddr;
-        h.rkey = ra->rkey;
-        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), 0, false, &l);
-        break;
-    case PRM_WQE_OPCODE_SEND:
-    case PRM_WQE_OPCODE_SEND_IMM:
-        h.type = w.opcode == PRM_WQE_OPCODE_SEND ? EMU_WIRE_SEND : EMU_WIRE_SEND_IMM;
-        synd = sq_local_gather(qp, &w, off_raddr, 0, false, &l);
-        break;
-    case PRM_WQE_OPCODE_RDMA_READ:
-        h.type = EMU_WIRE_READ_REQ;
-        h.raddr = ra->raddr;
-        h.rkey = ra->rkey;
-        synd = sq_local_gather(qp, &w, off_raddr + sizeof(*ra), IBV_ACCESS_LOCAL_WRITE, false, &l);
-        h.dma_len = htobe32(l.bytes);
-        break;
-    case PRM_WQE_OPCODE_ATOMIC_CS:
-    case PRM_WQE_OPCODE_ATOMIC_FA:
-    case PRM_WQE_OPCODE_ATOMIC_MASKED_CS:
-    case PRM_WQE_OPCODE_ATOMIC_MASKED_FA:
-        synd = sq_atomic(qp, &w, &h, masks, &masks_len, &l);
-        break;
-    default:
-        EMU_LOG_ERR("QP 0x%x: send WQE %u has opcode 0x%x, which RC QPs of this device do not "
-                    "execute",
-                    qp->qpn, index & 0xffff, w.opcode);
-        memset(&l, 0, sizeof(l));
-        synd = PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
-        break;
     }
+    emu_wire_hdr_init(&h, 0, qp->qpn, qp->attr.remote_qpn, 0);
+    synd = sq_build(qp, index, &w, &h, masks, &masks_len, &l);
     h.imm = w.imm;
     h.flags = (w.fm_ce_se & PRM_WQE_CTRL_SOLICITED) ? EMU_WIRE_F_SOLICITED : 0;
     if (synd == 0 && l.bytes > (1u << EMU_LOG_MAX_MSG))
         synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-    if (synd == 0 && (qp->peer == NULL || __atomic_load_n(&qp->peer->dead, __ATOMIC_ACQUIRE)))
+    if (synd == 0 && (qp->peer == NULL || emu_conn_dead(qp->peer)))
         synd = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
-    if (synd != 0)
-        sq_fail_local(qp, index, &w, synd);
-    else
-        sq_send(qp, index, &w, &l, &h, &(struct iovec){masks, masks_len});
-    sq_local_release(qp, &l);
+    if (synd != 0) {
+        engine_sgl_release(&l);
+        sq_done_local(qp, index, &w, 0, synd);
+        return SQ_DONE;
+    }
+    sq_send(qp, index, &w, &l, &h, &(struct iovec){masks, masks_len});
     return SQ_DONE;
 }
 
@@ -591,13 +580,13 @@ static void sq_rnr_rewind(struct emu_qp *qp)
     for (uint32_t i = keep; i != qp->pending_tail; i++) {
         if (qp->pending[i & (qp->pending_size - 1)].needs_response)
             qp->reads_in_flight--;
-        __atomic_sub_fetch(&qp->nic->wire->inflight, 1, __ATOMIC_RELAXED);
+        engine_inflight(qp->nic->engine, -1);
     }
     qp->pending_tail = keep;
     qp->rnr_resume_ns = 0;
 }
 
-void emu_engine_sq_run(struct emu_qp *qp)
+void engine_sq_run(struct emu_qp *qp)
 {
     pthread_mutex_lock(&qp->lock);
     if (pthread_mutex_trylock(&qp->sq_lock) != 0) {
@@ -615,8 +604,9 @@ void emu_engine_sq_run(struct emu_qp *qp)
             sq_rnr_rewind(qp);
         posted = qp->sq_posted;
         pthread_mutex_unlock(&qp->lock);
-        while (qp->sq_consumer != posted)
-            if (sq_exec_one(qp, qp->sq_consumer) == SQ_STALL)
+        /* Signed: a consumer never passes the producer, whatever the WQEs claim. */
+        while ((int32_t)(posted - qp->sq_consumer) > 0)
+            if (sq_exec_one(qp, qp->sq_consumer, posted) == SQ_STALL)
                 break;
         pthread_mutex_lock(&qp->lock);
         if (!qp->sq_rerun && (qp->sq_posted == posted || qp->sq_consumer != posted))

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "common/emu_log.h"
+#include "nic/config_names.h"
 
 static struct emu_config config;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
@@ -37,37 +39,87 @@ static bool config_int(const char *name, long min, long max, long *out)
 
 static bool config_names(const char *value)
 {
-    char copy[EMU_MAX_DEVICES * EMU_NAME_MAX];
-    char *save = NULL;
-    int i = 0;
+    char err[256];
 
-    if (strlen(value) >= sizeof(copy)) {
-        EMU_LOG_ERR("SOFTMLX5_NAMES is too long; no device is offered");
+    if (!emu_config_names(value, config.device_count, config.names, err, sizeof(err))) {
+        EMU_LOG_ERR("SOFTMLX5_NAMES='%s' %s; no device is offered", value, err);
         return false;
-    }
-    strcpy(copy, value);
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (i >= config.device_count || strlen(tok) >= EMU_NAME_MAX) {
-            EMU_LOG_ERR("SOFTMLX5_NAMES='%s' names more devices than SOFTMLX5_DEVICES=%d, or a "
-                        "name longer than %d characters; no device is offered",
-                        value, config.device_count, EMU_NAME_MAX - 1);
-            return false;
-        }
-        strcpy(config.names[i++], tok);
     }
     return true;
 }
 
+/* Yama's ptrace_scope, or EMU_YAMA_ABSENT / EMU_YAMA_UNREADABLE. */
+static int config_yama_scope(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope;
+
+    if (f == NULL)
+        return errno == ENOENT ? EMU_YAMA_ABSENT : EMU_YAMA_UNREADABLE;
+    if (fscanf(f, "%d", &scope) != 1 || scope < 0 || scope > 3)
+        scope = EMU_YAMA_UNREADABLE;
+    fclose(f);
+    return scope;
+}
+
+void emu_config_single_copy(const struct emu_single_copy_inputs *in, struct emu_config *cfg,
+                            char *why, size_t n)
+{
+    cfg->single_copy_forced = in->setting == 1;
+    cfg->single_copy = false;
+    if (in->setting == 0) {
+        snprintf(why, n, "single copy off: SOFTMLX5_SINGLE_COPY=0");
+        return;
+    }
+    if (in->setting == 1) {
+        cfg->single_copy = true;
+        if (in->dumpable != 1)
+            snprintf(why, n,
+                     "single copy on: SOFTMLX5_SINGLE_COPY=1, but the process is not dumpable "
+                     "(PR_GET_DUMPABLE %d): peers cannot read it and use the socket",
+                     in->dumpable);
+        else if (in->yama_scope >= 2)
+            snprintf(why, n,
+                     "single copy on: SOFTMLX5_SINGLE_COPY=1, but Yama ptrace_scope=%d lets only "
+                     "CAP_SYS_PTRACE read other processes: peers without it use the socket",
+                     in->yama_scope);
+        else
+            snprintf(why, n,
+                     "single copy on: SOFTMLX5_SINGLE_COPY=1 (any process of this user may read "
+                     "this one: PR_SET_PTRACER_ANY)");
+        return;
+    }
+    if (in->dumpable != 1) {
+        snprintf(why, n,
+                 "single copy off: the process is not dumpable (PR_GET_DUMPABLE %d), so its peers "
+                 "may not read it",
+                 in->dumpable);
+    } else if (in->yama_scope == EMU_YAMA_UNREADABLE) {
+        snprintf(why, n,
+                 "single copy off: Yama's ptrace_scope cannot be read; set SOFTMLX5_SINGLE_COPY=1 "
+                 "to allow it");
+    } else if (in->yama_scope >= 2) {
+        snprintf(why, n,
+                 "single copy off: Yama ptrace_scope=%d lets only CAP_SYS_PTRACE read other "
+                 "processes",
+                 in->yama_scope);
+    } else if (in->yama_scope == 1) {
+        snprintf(why, n,
+                 "single copy off: Yama ptrace_scope=1; set SOFTMLX5_SINGLE_COPY=1 to allow it");
+    } else {
+        cfg->single_copy = true;
+        if (in->yama_scope == EMU_YAMA_ABSENT)
+            snprintf(why, n, "single copy on: Yama absent");
+        else
+            snprintf(why, n, "single copy on: Yama ptrace_scope=0");
+    }
+}
+
 static bool config_parse(void)
 {
-    long devices = 1, ports = 1, retry_ms = 2000;
-    /*
-     * Default: single copy on hosts of more than two CPUs. With two, the
-     * socket path's two copies (sender and receiver) run in parallel and were
-     * measured faster; with more, the kernel's socket path is the bottleneck
-     * and one copy wins (bench/README.md).
-     */
-    long single_copy = sysconf(_SC_NPROCESSORS_ONLN) > 2;
+    long devices = 1, ports = 1, retry_ms = 2000, single_copy = -1, loop_rt = 1;
+    struct emu_single_copy_inputs sc;
+    char why[256];
     const char *addr = getenv("SOFTMLX5_ADDR");
     const char *link = getenv("SOFTMLX5_LINK");
     const char *names = getenv("SOFTMLX5_NAMES");
@@ -76,16 +128,24 @@ static bool config_parse(void)
     if (!config_int("SOFTMLX5_DEVICES", 1, EMU_MAX_DEVICES, &devices) ||
         !config_int("SOFTMLX5_PORTS", 1, EMU_MAX_PORTS, &ports) ||
         !config_int("SOFTMLX5_RETRY_TIMEOUT_MS", 1, 600000, &retry_ms) ||
-        !config_int("SOFTMLX5_SINGLE_COPY", 0, 1, &single_copy))
+        !config_int("SOFTMLX5_SINGLE_COPY", 0, 1, &single_copy) ||
+        !config_int("SOFTMLX5_LOOP_RT", 0, 1, &loop_rt))
         return false;
-    config.single_copy = single_copy != 0;
+    config.loop_rt = loop_rt != 0;
     config.device_count = (int)devices;
     config.port_count = (int)ports;
     config.retry_timeout_ms = (unsigned int)retry_ms;
-    for (int i = 0; i < config.device_count; i++)
-        snprintf(config.names[i], EMU_NAME_MAX, "mlx5_%d", i);
-    if (names != NULL && names[0] != '\0' && !config_names(names))
+    if (!config_names(names))
         return false;
+    /*
+     * One copy beats the socket's two on two CPUs as on sixteen
+     * (bench/README.md); the OS decides whether peers may read the process.
+     */
+    sc.setting = single_copy;
+    sc.yama_scope = config_yama_scope();
+    sc.dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+    emu_config_single_copy(&sc, &config, why, sizeof(why));
+    EMU_LOG_INFO("%s", why);
 
     if (addr == NULL || addr[0] == '\0')
         addr = "127.0.0.1";

@@ -9,19 +9,28 @@
  *   SOFTMLX5_LINK      eth (RoCE v2, default) or ib (InfiniBand with LIDs)
  *   SOFTMLX5_RETRY_TIMEOUT_MS  how long an unanswered request waits before a
  *                      retry-exceeded completion (default 2000)
- *   SOFTMLX5_SINGLE_COPY  1 (default on hosts of more than two CPUs): devices
- *                      of this host move RDMA write
- *                      and send data with one copy (process_vm_readv), for
- *                      which the process lets any process of its user read
- *                      its memory (PR_SET_PTRACER_ANY: what every same-user
- *                      process may do anyway when Yama's ptrace_scope is 0);
- *                      0: the process keeps its ptrace protection and data
- *                      goes through the socket (two copies)
+ *   SOFTMLX5_SINGLE_COPY  1: devices of this host move RDMA write and send
+ *                      data with one copy (process_vm_readv from the
+ *                      requester's process), for which the process lets any
+ *                      process of its user read its memory
+ *                      (PR_SET_PTRACER_ANY); only this setting allows that.
+ *                      0: off, data goes through the socket (two copies).
+ *                      Unset: on only where the OS already lets the
+ *                      process's peers read it without loosening anything
+ *                      (no Yama LSM, or Yama's ptrace_scope 0, and the
+ *                      process dumpable); otherwise off. One INFO line per process says which
+ *                      and why.
+ *   SOFTMLX5_LOOP_RT   1 (default): each device's loop thread asks for the
+ *                      lowest real-time priority, which it gets where the
+ *                      process may (engine/loop.c); 0: normal priority
+ *   SOFTMLX5_NAMES is checked by emu_config_names (config_names.h): no more
+ *   names than devices, none empty or too long, no name twice.
  */
 #ifndef EMU_CONFIG_H
 #define EMU_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define EMU_MAX_DEVICES 8
@@ -41,10 +50,30 @@ struct emu_config {
     uint32_t ipv4; /* host byte order */
     enum emu_link link;
     unsigned int retry_timeout_ms;
-    bool single_copy;
+    bool single_copy;        /* same-host single copy is offered and accepted */
+    bool single_copy_forced; /* SOFTMLX5_SINGLE_COPY=1: PR_SET_PTRACER_ANY is allowed */
+    bool loop_rt;            /* SOFTMLX5_LOOP_RT (default 1): the device loop asks for SCHED_RR */
 };
 
 /* The configuration (parsed on first call; a bad variable is logged once). */
 const struct emu_config *emu_config_get(void);
+
+/* What the single-copy default depends on, as read from the OS (or given by a test). */
+struct emu_single_copy_inputs {
+    long setting;   /* SOFTMLX5_SINGLE_COPY: -1 unset, 0 or 1 */
+    int yama_scope; /* /proc/sys/kernel/yama/ptrace_scope; EMU_YAMA_ABSENT, EMU_YAMA_UNREADABLE */
+    int dumpable;   /* prctl(PR_GET_DUMPABLE): 1 lets same-user processes read this one */
+};
+
+#define EMU_YAMA_ABSENT     (-1) /* no Yama LSM: the file does not exist */
+#define EMU_YAMA_UNREADABLE (-2) /* the file exists but gives no value 0..3 */
+
+/*
+ * Decides single copy from in: sets cfg->single_copy and
+ * cfg->single_copy_forced and writes the one line that says which path is
+ * used and why into why (NUL terminated).
+ */
+void emu_config_single_copy(const struct emu_single_copy_inputs *in, struct emu_config *cfg,
+                            char *why, size_t n);
 
 #endif /* EMU_CONFIG_H */

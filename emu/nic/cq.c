@@ -11,7 +11,6 @@
 #include "nic/caps.h"
 #include "nic/mem.h"
 #include "nic/nic.h"
-#include "wire/wire.h"
 
 int emu_cq_create(struct emu_nic *nic, const struct emu_cq_params *p, struct emu_cq **cq_out)
 {
@@ -96,9 +95,7 @@ static void cq_fire(struct emu_cq *cq)
 int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_opcode,
                 bool solicited)
 {
-    struct emu_wire *wire = cq->nic->wire;
     uint32_t size = 1u << cq->p.log_size;
-    bool wake;
     uint32_t slot;
     uintptr_t addr;
     uint8_t op_own;
@@ -133,14 +130,7 @@ int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_o
     if (cq->armed && (!cq->armed_solicited || solicited ||
                       (op_own >> PRM_CQE_OPCODE_SHIFT) >= PRM_CQE_OPCODE_REQ_ERR))
         cq_fire(cq);
-    /* Read under the lock, after the producer moved: a WAIT armed before it read the producer. */
-    wake = wire != NULL && __atomic_load_n(&wire->waiting, __ATOMIC_SEQ_CST) > 0;
     pthread_mutex_unlock(&cq->lock);
-    if (wake) {
-        /* Send queues stalled on a WAIT check their CQ again (engine.h). */
-        __atomic_store_n(&wire->wait_signal, 1, __ATOMIC_RELEASE);
-        emu_wire_kick(cq->nic);
-    }
     return 0;
 }
 

@@ -18,13 +18,24 @@
  * during a copy, so threads copy concurrently; the pool holds at most as many
  * streams per context as copies ever ran at once, and they live as long as
  * the process (a thread's exit leaks nothing).
+ *
+ * Application host memory is reached through the kernel (mem.h says why):
+ * process_vm_writev/readv on our own pid for copies, MADV_POPULATE_* and the
+ * memory map (PROCMAP_QUERY, /proc/self/maps) for checks. Each facility is
+ * probed on first use and a missing one is replaced by the next best.
  */
 #include "mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/types.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "common/emu_log.h"
 #include "core/cuda_driver.h"
@@ -205,4 +216,352 @@ int emu_mem_write(bool gpu, uintptr_t addr, const void *src, size_t len)
         return 0;
     }
     return mem_gpu_copy(true, addr, (void *)src, len);
+}
+
+/* ---- application host memory ---- */
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ  22 /* Linux 5.14 */
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* PROCMAP_QUERY (Linux 6.11, <linux/fs.h>): the mapping that covers an address. */
+struct mem_procmap_query {
+    __u64 size;
+    __u64 query_flags;
+    __u64 query_addr;
+    __u64 vma_start;
+    __u64 vma_end;
+    __u64 vma_flags;
+    __u64 vma_page_size;
+    __u64 vma_offset;
+    __u64 inode;
+    __u32 dev_major;
+    __u32 dev_minor;
+    __u32 vma_name_size;
+    __u32 build_id_size;
+    __u64 vma_name_addr;
+    __u64 build_id_addr;
+};
+#define MEM_PROCMAP_QUERY    _IOWR('f', 17, struct mem_procmap_query)
+#define MEM_PROCMAP_READABLE 0x01u
+#define MEM_PROCMAP_WRITABLE 0x02u
+
+/* Ranges up to this size are checked by populating them, larger ones through the map. */
+#define MEM_POPULATE_MAX    (64u << 10)
+/* Pages per mincore() call: a bounded vector on the stack. */
+#define MEM_MINCORE_CHUNK   4096u
+#define MEM_MAPS_LINE_BYTES 4096u
+
+/* Whether a facility works here: 0 not known yet, 1 yes, -1 no. */
+static int mem_pvm_state, mem_populate_state, mem_procmap_state;
+
+/*
+ * The /proc/self/maps that PROCMAP_QUERY goes to, and the process it was
+ * opened in (a fork's child inherits the parent's and must open its own):
+ * pid << 32 | fd, 0 for none. One word, so no lock a fork could inherit held.
+ */
+static uint64_t mem_procmap_file_word;
+
+static uintptr_t mem_page_size(void)
+{
+    static uintptr_t page;
+    uintptr_t p = __atomic_load_n(&page, __ATOMIC_RELAXED);
+
+    if (p == 0) {
+        long v = sysconf(_SC_PAGESIZE);
+
+        p = v > 0 ? (uintptr_t)v : 4096u;
+        __atomic_store_n(&page, p, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
+/* [start, end) of a range, page-aligned start; false when it wraps. */
+static bool mem_range(const void *addr, size_t len, uintptr_t *start, uintptr_t *end)
+{
+    uintptr_t a = (uintptr_t)addr;
+
+    if (a + len < a)
+        return false;
+    *start = a & ~(mem_page_size() - 1);
+    *end = a + len;
+    return true;
+}
+
+/* mincore() in bounded chunks: 0 when every page is mapped (whatever its protection). */
+static int mem_mincore(uintptr_t start, uintptr_t end)
+{
+    unsigned char vec[MEM_MINCORE_CHUNK];
+    uintptr_t chunk = MEM_MINCORE_CHUNK * mem_page_size();
+
+    while (start < end) {
+        uintptr_t n = end - start < chunk ? end - start : chunk;
+
+        if (mincore((void *)start, n, vec) != 0) {
+            if (errno == EAGAIN)
+                continue;
+            return EFAULT;
+        }
+        start += (n + mem_page_size() - 1) & ~(mem_page_size() - 1);
+    }
+    return 0;
+}
+
+/* MADV_POPULATE_*: 0, EFAULT, or ENOSYS when the kernel has no such advice. */
+static int mem_populate(uintptr_t start, uintptr_t end, bool write)
+{
+    int state = __atomic_load_n(&mem_populate_state, __ATOMIC_RELAXED);
+    int advice = write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ;
+
+    if (state < 0)
+        return ENOSYS;
+    if (state == 0) {
+        /* EINVAL means either no such advice or a bad range: ask about a page we know is good. */
+        static int probe;
+        uintptr_t page = (uintptr_t)&probe & ~(mem_page_size() - 1);
+
+        state = madvise((void *)page, mem_page_size(), MADV_POPULATE_WRITE) == 0 ? 1 : -1;
+        __atomic_store_n(&mem_populate_state, state, __ATOMIC_RELAXED);
+        if (state < 0) {
+            EMU_LOG_WARN("MADV_POPULATE_WRITE is not available (Linux 5.14+): checks of "
+                         "application memory see only whether pages are mapped");
+            return ENOSYS;
+        }
+    }
+    while (madvise((void *)start, end - start, advice) != 0)
+        if (errno != EINTR)
+            return EFAULT; /* ENOMEM unmapped, EINVAL protection, EFAULT would SIGBUS */
+    return 0;
+}
+
+/* This process's /proc/self/maps, opened once per process; -1 when it cannot be opened. */
+static int mem_procmap_file(void)
+{
+    uint64_t me = (uint64_t)(uint32_t)getpid() << 32;
+    uint64_t old = __atomic_load_n(&mem_procmap_file_word, __ATOMIC_ACQUIRE), mine;
+    int fd;
+
+    if (old != 0 && (old & ~0xffffffffull) == me)
+        return (int)(uint32_t)old;
+    fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    mine = me | (uint32_t)fd;
+    if (!__atomic_compare_exchange_n(&mem_procmap_file_word, &old, mine, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        /* Another thread of this process opened one first: use it. */
+        close(fd);
+        return (int)(uint32_t)old;
+    }
+    if (old != 0)
+        close((int)(uint32_t)old); /* inherited across fork: it describes the parent */
+    return fd;
+}
+
+/* Walks the mappings over [start, end) with PROCMAP_QUERY: 0, EFAULT, or ENOSYS (no such ioctl). */
+static int mem_procmap(uintptr_t start, uintptr_t end, bool write)
+{
+    uint64_t need = MEM_PROCMAP_READABLE | (write ? MEM_PROCMAP_WRITABLE : 0);
+    int fd;
+
+    if (__atomic_load_n(&mem_procmap_state, __ATOMIC_RELAXED) < 0 || (fd = mem_procmap_file()) < 0)
+        return ENOSYS;
+    while (start < end) {
+        struct mem_procmap_query q;
+
+        memset(&q, 0, sizeof(q));
+        q.size = sizeof(q);
+        q.query_addr = start;
+        if (ioctl(fd, MEM_PROCMAP_QUERY, &q) != 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == ENOENT) /* no mapping covers start */
+                return EFAULT;
+            __atomic_store_n(&mem_procmap_state, -1, __ATOMIC_RELAXED);
+            return ENOSYS;
+        }
+        if (__atomic_load_n(&mem_procmap_state, __ATOMIC_RELAXED) == 0)
+            __atomic_store_n(&mem_procmap_state, 1, __ATOMIC_RELAXED);
+        if ((q.vma_flags & need) != need || q.vma_end <= start)
+            return EFAULT;
+        start = (uintptr_t)q.vma_end;
+    }
+    return 0;
+}
+
+/*
+ * One line of /proc/self/maps ("start-end perms ...", lines in address
+ * order) against the part of the range not covered yet, [*at, end): 1 go on,
+ * 0 covered, EFAULT a gap or a protection that does not allow the access.
+ */
+static int mem_maps_line(const char *line, uintptr_t *at, uintptr_t end, bool write)
+{
+    char *p;
+    unsigned long long lo = strtoull(line, &p, 16), hi;
+
+    if (*p != '-')
+        return 1;
+    hi = strtoull(p + 1, &p, 16);
+    if (*p != ' ' || hi <= *at)
+        return 1;
+    if (lo > *at || p[1] != 'r' || (write && p[2] != 'w'))
+        return EFAULT;
+    *at = (uintptr_t)hi;
+    return *at >= end ? 0 : 1;
+}
+
+/* The range against /proc/self/maps: 0, EFAULT, or ENOSYS when it cannot be read. */
+static int mem_maps(uintptr_t start, uintptr_t end, bool write)
+{
+    char buf[MEM_MAPS_LINE_BYTES + 1];
+    size_t have = 0;
+    bool tail = false; /* the rest of a line longer than buf is being skipped */
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), r = EFAULT;
+
+    if (fd < 0)
+        return ENOSYS;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, MEM_MAPS_LINE_BYTES - have);
+        char *line = buf, *nl;
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        buf[have] = '\0';
+        while ((nl = memchr(line, '\n', have - (size_t)(line - buf))) != NULL) {
+            *nl = '\0';
+            if (!tail && (r = mem_maps_line(line, &start, end, write)) != 1)
+                goto out;
+            tail = false;
+            line = nl + 1;
+        }
+        have -= (size_t)(line - buf);
+        memmove(buf, line, have);
+        if (have == MEM_MAPS_LINE_BYTES) {
+            /* A line longer than the buffer: its addresses and protection are at its start. */
+            if (!tail && (r = mem_maps_line(buf, &start, end, write)) != 1)
+                goto out;
+            tail = true;
+            have = 0;
+        }
+    }
+    r = EFAULT; /* the end of the map, the range not covered */
+out:
+    close(fd);
+    return r;
+}
+
+int emu_mem_host_pinnable(const void *addr, size_t len, bool write)
+{
+    uintptr_t start, end;
+    int r;
+
+    if (len == 0)
+        return 0;
+    if (!mem_range(addr, len, &start, &end))
+        return EFAULT;
+    if ((r = mem_procmap(start, end, write)) != ENOSYS)
+        return r;
+    if ((r = mem_maps(start, end, write)) != ENOSYS)
+        return r;
+    return mem_mincore(start, end);
+}
+
+int emu_mem_host_mapped(const void *addr, size_t len)
+{
+    uintptr_t start, end;
+    int r;
+
+    if (len == 0)
+        return 0;
+    if (!mem_range(addr, len, &start, &end))
+        return EFAULT;
+    if (end - start > MEM_POPULATE_MAX && (r = mem_procmap(start, end, false)) != ENOSYS)
+        return r;
+    if ((r = mem_populate(start, end, false)) != ENOSYS)
+        return r;
+    return mem_mincore(start, end);
+}
+
+int emu_mem_host_writable(void *addr, size_t len)
+{
+    uintptr_t start, end;
+    int r;
+
+    if (len == 0)
+        return 0;
+    if (!mem_range(addr, len, &start, &end))
+        return EFAULT;
+    if ((r = mem_populate(start, end, true)) != ENOSYS)
+        return r;
+    return mem_mincore(start, end);
+}
+
+/*
+ * process_vm_writev (to_app) or process_vm_readv of len bytes between app
+ * and local in this process: 0, EFAULT, or ENOSYS when a seccomp filter or
+ * the kernel refuses the calls.
+ */
+static int mem_pvm(bool to_app, void *app, void *local, size_t len)
+{
+    pid_t me = getpid(); /* not cached: a fork's child must not copy into its parent */
+    size_t done = 0;
+
+    if (__atomic_load_n(&mem_pvm_state, __ATOMIC_RELAXED) < 0)
+        return ENOSYS;
+    while (done < len) {
+        struct iovec l = {(uint8_t *)local + done, len - done};
+        struct iovec r = {(uint8_t *)app + done, len - done};
+        ssize_t got = to_app ? process_vm_writev(me, &l, 1, &r, 1, 0)
+                             : process_vm_readv(me, &l, 1, &r, 1, 0);
+
+        if (got > 0) {
+            done += (size_t)got; /* short only at a fault (retried: EFAULT) or past 2 GiB */
+            continue;
+        }
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && (errno == ENOSYS || errno == EPERM) && done == 0) {
+            if (__atomic_exchange_n(&mem_pvm_state, -1, __ATOMIC_RELAXED) >= 0)
+                EMU_LOG_WARN("process_vm_readv/writev on this process are refused (%m): "
+                             "application memory is checked, then copied, and an munmap "
+                             "racing a copy can crash the program");
+            return ENOSYS;
+        }
+        return EFAULT;
+    }
+    if (__atomic_load_n(&mem_pvm_state, __ATOMIC_RELAXED) == 0)
+        __atomic_store_n(&mem_pvm_state, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+int emu_mem_host_copy_to(void *dst_app, const void *src, size_t len)
+{
+    int r;
+
+    if (len == 0)
+        return 0;
+    if ((r = mem_pvm(true, dst_app, (void *)src, len)) != ENOSYS)
+        return r;
+    if (emu_mem_host_writable(dst_app, len) != 0)
+        return EFAULT;
+    memcpy(dst_app, src, len);
+    return 0;
+}
+
+int emu_mem_host_copy_from(void *dst, const void *src_app, size_t len)
+{
+    int r;
+
+    if (len == 0)
+        return 0;
+    if ((r = mem_pvm(false, (void *)src_app, dst, len)) != ENOSYS)
+        return r;
+    if (emu_mem_host_mapped(src_app, len) != 0)
+        return EFAULT;
+    memcpy(dst, src_app, len);
+    return 0;
 }

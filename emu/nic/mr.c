@@ -42,6 +42,14 @@ int emu_mr_register(struct emu_pd *pd, uintptr_t addr, uint64_t iova, uint64_t l
     if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
         !(access & IBV_ACCESS_LOCAL_WRITE))
         return EINVAL;
+    /*
+     * As ConnectX's pinning: host pages mapped, readable, and writable for a
+     * writable registration (checked without touching them).
+     */
+    if (!gpu && emu_mem_host_pinnable((const void *)addr, (size_t)length,
+                                      (access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                                                 IBV_ACCESS_REMOTE_ATOMIC)) != 0) != 0)
+        return EFAULT;
     mr = calloc(1, sizeof(*mr));
     if (mr == NULL)
         return ENOMEM;
@@ -73,10 +81,15 @@ int emu_mr_deregister(struct emu_mr *mr)
 {
     struct emu_nic *nic = mr->nic;
 
-    /* The write lock waits for every access in flight through any key. */
+    /* Out of the table first: no new access can take the key. */
     pthread_rwlock_wrlock(&nic->mkey_lock);
     emu_table_remove(&nic->mkeys, mr->key >> 8);
     pthread_rwlock_unlock(&nic->mkey_lock);
+    /* Then every access in flight through it finishes (emu_mr_put wakes us). */
+    pthread_mutex_lock(&nic->mkey_idle_lock);
+    while (__atomic_load_n(&mr->users, __ATOMIC_ACQUIRE) != 0)
+        pthread_cond_wait(&nic->mkey_idle, &nic->mkey_idle_lock);
+    pthread_mutex_unlock(&nic->mkey_idle_lock);
     pthread_mutex_lock(&nic->lock);
     mr->pd->users--;
     pthread_mutex_unlock(&nic->lock);
@@ -107,27 +120,40 @@ enum emu_mr_check emu_mr_get(struct emu_nic *nic, uint32_t key, uint32_t pdn, ui
     pthread_rwlock_rdlock(&nic->mkey_lock);
     mr = emu_table_get(&nic->mkeys, key >> 8);
     result = mr_check(mr, key, pdn, iova, len, access);
-    if (result != EMU_MR_OK) {
-        pthread_rwlock_unlock(&nic->mkey_lock);
-        return result;
+    if (result == EMU_MR_OK) {
+        __atomic_add_fetch(&mr->users, 1, __ATOMIC_RELAXED);
+        *mr_out = mr;
     }
-    *mr_out = mr;
-    return EMU_MR_OK;
+    pthread_rwlock_unlock(&nic->mkey_lock);
+    return result;
 }
 
-void emu_mr_put(struct emu_nic *nic)
+void emu_mr_put(struct emu_mr *mr)
 {
-    pthread_rwlock_unlock(&nic->mkey_lock);
+    struct emu_nic *nic = mr->nic;
+
+    if (__atomic_sub_fetch(&mr->users, 1, __ATOMIC_RELEASE) != 0)
+        return;
+    /* A deregistration may be waiting for the last access. */
+    pthread_mutex_lock(&nic->mkey_idle_lock);
+    pthread_cond_broadcast(&nic->mkey_idle);
+    pthread_mutex_unlock(&nic->mkey_idle_lock);
 }
 
 int emu_mr_write(const struct emu_mr *mr, uint64_t iova, const void *src, size_t len)
 {
-    return emu_mem_write(mr->gpu, mr->addr + (iova - mr->iova), src, len);
+    uintptr_t at = mr->addr + (iova - mr->iova);
+
+    /* Host pages may have been unmapped since the registration: never fault. */
+    return mr->gpu ? emu_mem_write(true, at, src, len) : emu_mem_host_copy_to((void *)at, src, len);
 }
 
 int emu_mr_read(const struct emu_mr *mr, uint64_t iova, void *dst, size_t len)
 {
-    return emu_mem_read(mr->gpu, mr->addr + (iova - mr->iova), dst, len);
+    uintptr_t at = mr->addr + (iova - mr->iova);
+
+    return mr->gpu ? emu_mem_read(true, at, dst, len)
+                   : emu_mem_host_copy_from(dst, (const void *)at, len);
 }
 
 void *emu_mr_host_ptr(const struct emu_mr *mr, uint64_t iova)

@@ -32,6 +32,7 @@ struct emu_mr {
     uint64_t length;
     int access; /* IBV_ACCESS_* */
     bool gpu;   /* addr is GPU memory, reached through the CUDA driver */
+    int users;  /* accesses in flight (atomic): deregistration waits for 0 */
 };
 
 /* Outcomes of a key check, each mapped by the caller to its PRM syndrome. */
@@ -54,19 +55,23 @@ struct emu_pd *emu_pd_of(struct ibv_pd *pd);
 int emu_mr_register(struct emu_pd *pd, uintptr_t addr, uint64_t iova, uint64_t length, int access,
                     bool gpu, struct emu_mr **mr_out);
 
-/* errno-style; EBUSY never happens: in-flight accesses finish first. */
+/* errno-style; EBUSY never happens: accesses in flight finish first. */
 int emu_mr_deregister(struct emu_mr *mr);
 
 /*
  * Checks an access of len bytes at iova through key, for a QP of protection
- * domain pdn. On EMU_MR_OK the key is held (not deregistrable) until
- * emu_mr_put(); *mr_out is valid until then.
+ * domain pdn. On EMU_MR_OK the registration is held until emu_mr_put(mr)
+ * (any thread): its deregistration waits, so *mr_out stays valid. No lock is
+ * held meanwhile, so a holder may take any other lock.
  */
 enum emu_mr_check emu_mr_get(struct emu_nic *nic, uint32_t key, uint32_t pdn, uint64_t iova,
                              uint64_t len, int access, struct emu_mr **mr_out);
-void emu_mr_put(struct emu_nic *nic);
+void emu_mr_put(struct emu_mr *mr);
 
-/* Copies into / out of a held registration at iova (already checked); errno-style. */
+/*
+ * Copies into / out of a held registration at iova (already checked); errno-style:
+ * EFAULT when host pages were unmapped or protected since (never a fault).
+ */
 int emu_mr_write(const struct emu_mr *mr, uint64_t iova, const void *src, size_t len);
 int emu_mr_read(const struct emu_mr *mr, uint64_t iova, void *dst, size_t len);
 

@@ -3,11 +3,16 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/emu_log.h"
 #include "nic/caps.h"
-#include "wire/wire.h"
+
+/* CQ, QP and SRQ indices live in the low EMU_OBJ_INDEX_BITS of their numbers. */
+_Static_assert(EMU_LOG_MAX_CQ <= EMU_OBJ_INDEX_BITS && EMU_LOG_MAX_QP <= EMU_OBJ_INDEX_BITS &&
+                       EMU_LOG_MAX_SRQ <= EMU_OBJ_INDEX_BITS,
+               "CQ, QP and SRQ tables fit the index bits of their numbers");
 
 static struct emu_nic nics[EMU_MAX_DEVICES];
 static pthread_once_t nics_once = PTHREAD_ONCE_INIT;
@@ -35,29 +40,42 @@ static void nic_init_one(struct emu_nic *nic, int index, const struct emu_config
 
     pthread_mutex_init(&nic->lock, NULL);
     pthread_rwlock_init(&nic->mkey_lock, NULL);
+    pthread_mutex_init(&nic->mkey_idle_lock, NULL);
+    pthread_cond_init(&nic->mkey_idle, NULL);
+    /*
+     * Exactly the counts caps.h advertises (ibv_query_device and QUERY_HCA_CAP).
+     * CQ, QP and SRQ numbers are (endpoint id << 16) | index, never 0 with the
+     * id at least 1, so their 65,536 indices are all used. PD numbers and mkey
+     * indices start at 1, so that 0 (a common uninitialised value) names
+     * nothing: PDs 1..65536, mkeys (1..65536) << 8.
+     */
     emu_table_init(&nic->pds, 1u << EMU_LOG_MAX_PD, 1);
-    emu_table_init(&nic->cqs, 1u << EMU_LOG_MAX_CQ, 1);
-    emu_table_init(&nic->qps, 1u << EMU_LOG_MAX_QP, 1);
-    emu_table_init(&nic->srqs, 1u << EMU_LOG_MAX_SRQ, 1);
-    /* mkey index 0 is never used, so key 0 (a common uninitialised value) never matches. */
+    emu_table_init(&nic->cqs, 1u << EMU_LOG_MAX_CQ, 0);
+    emu_table_init(&nic->qps, 1u << EMU_LOG_MAX_QP, 0);
+    emu_table_init(&nic->srqs, 1u << EMU_LOG_MAX_SRQ, 0);
     emu_table_init(&nic->mkeys, 1u << EMU_LOG_MAX_MKEY, 1);
 }
 
-/*
- * The child of fork() gets a copy of the devices without their progress
- * threads and with the parent's endpoint. As with rdma-core, what the parent
- * opened is not the child's to use; devices the child opens are new ones,
- * with endpoints of their own.
- */
-static void nics_after_fork_in_child(void)
+void *emu_nic_part(void **slot, size_t size, void (*init)(void *part))
 {
-    const struct emu_config *cfg = emu_config_get();
+    static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;
+    void *part = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 
-    for (int i = 0; i < cfg->device_count; i++) {
-        if (nics[i].wire != NULL)
-            emu_wire_abandon(nics[i].wire);
-        nic_init_one(&nics[i], i, cfg);
+    if (part != NULL)
+        return part;
+    pthread_mutex_lock(&part_lock);
+    part = *slot;
+    if (part == NULL && (part = calloc(1, size)) != NULL) {
+        init(part);
+        __atomic_store_n(slot, part, __ATOMIC_RELEASE);
     }
+    pthread_mutex_unlock(&part_lock);
+    return part;
+}
+
+void emu_nic_reset(struct emu_nic *nic)
+{
+    nic_init_one(nic, nic->index, emu_config_get());
 }
 
 static void nics_init(void)
@@ -66,7 +84,6 @@ static void nics_init(void)
 
     for (int i = 0; i < cfg->device_count; i++)
         nic_init_one(&nics[i], i, cfg);
-    pthread_atfork(NULL, NULL, nics_after_fork_in_child);
 }
 
 struct emu_nic *emu_nic_get(int index)
@@ -75,26 +92,6 @@ struct emu_nic *emu_nic_get(int index)
     if (index < 0 || index >= emu_config_get()->device_count)
         return NULL;
     return &nics[index];
-}
-
-int emu_nic_open(struct emu_nic *nic)
-{
-    int err = 0;
-
-    pthread_mutex_lock(&nic->lock);
-    if (nic->open_contexts == 0 && nic->wire == NULL)
-        err = emu_wire_start(nic);
-    if (err == 0)
-        nic->open_contexts++;
-    pthread_mutex_unlock(&nic->lock);
-    return err;
-}
-
-void emu_nic_close(struct emu_nic *nic)
-{
-    pthread_mutex_lock(&nic->lock);
-    nic->open_contexts--;
-    pthread_mutex_unlock(&nic->lock);
 }
 
 void emu_nic_gid(const struct emu_nic *nic, union ibv_gid *gid)

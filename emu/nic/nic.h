@@ -25,7 +25,11 @@
 #define EMU_OBJ_INDEX_BITS 16
 #define EMU_OBJ_INDEX_MASK ((1u << EMU_OBJ_INDEX_BITS) - 1)
 
-struct emu_wire;
+struct emu_engine;
+struct uar_dev;
+struct umem_dev;
+struct devx_dev;
+struct emu_uar;
 
 struct emu_nic {
     struct ibv_device ibdev; /* first: ibv_device pointers lead back here */
@@ -35,18 +39,28 @@ struct emu_nic {
     enum emu_link link;
     int port_count;
 
-    pthread_mutex_t lock; /* contexts, tables (except mkeys), wire start */
-    int open_contexts;
-    uint16_t endpoint_id; /* 0 until the wire endpoint exists */
-    struct emu_wire *wire;
+    pthread_mutex_t lock;      /* tables (except mkeys), engine start */
+    uint16_t endpoint_id;      /* 0 until the wire endpoint exists */
+    struct emu_engine *engine; /* the device's loop and wire, from the first open (engine.h) */
+    /*
+     * The state of the device's other parts, each made on first use by its
+     * own file: everything per device hangs off the device, so the fork
+     * handler's reset (emu_nic_reset) drops it all at once.
+     */
+    struct uar_dev *uars;          /* nic/uar.c */
+    struct umem_dev *umems;        /* nic/umem.c */
+    struct devx_dev *devx;         /* devx/cmd.c */
+    struct emu_uar *dv_shared_uar; /* dv/dv_context.c: the UAR of mlx5dv_init_obj QPs */
 
     struct emu_table pds;
     struct emu_table cqs;
     struct emu_table qps;
     struct emu_table srqs;
 
-    /* Memory keys: writers (register/deregister) exclude every access through a key. */
+    /* Memory keys: the table under mkey_lock; a held key counts in its emu_mr's users. */
     pthread_rwlock_t mkey_lock;
+    pthread_mutex_t mkey_idle_lock; /* with mkey_idle: a deregistration waits for users == 0 */
+    pthread_cond_t mkey_idle;
     struct emu_table mkeys;
     uint8_t mkey_variant;
 };
@@ -60,9 +74,15 @@ static inline struct emu_nic *emu_nic_of(struct ibv_device *dev)
     return (struct emu_nic *)dev;
 }
 
-/* Counts a context; the first one brings the wire endpoint up. errno-style result. */
-int emu_nic_open(struct emu_nic *nic);
-void emu_nic_close(struct emu_nic *nic);
+/*
+ * The state a part of a device keeps in *slot (nic->uars, ...): made on
+ * first use, size bytes zeroed then init(part) run once; NULL when out of
+ * memory. Dropped with the device by emu_nic_reset.
+ */
+void *emu_nic_part(void **slot, size_t size, void (*init)(void *part));
+
+/* In the child of fork(): the device as if never opened (the engine's fork handler calls it). */
+void emu_nic_reset(struct emu_nic *nic);
 
 /* The GID at index 0 of a port: ::ffff:<ipv4> on RoCE v2, fe80::<guid> on InfiniBand. */
 void emu_nic_gid(const struct emu_nic *nic, union ibv_gid *gid);

@@ -10,7 +10,8 @@
  *
  * The standard-verbs path (abi/) writes WQEs into the rings exactly as
  * libmlx5 does and then rings the doorbell; DevX (devx/) creates the same
- * object from PRM commands. The engine (engine/) cannot tell them apart.
+ * object from PRM commands. The engine (engine/) drives it and cannot tell
+ * them apart; this file only holds its state.
  *
  * States use the PRM encoding (prm_qp.h: RST 0, INIT 1, RTR 2, RTS 3,
  * SQER 4, ERR 6).
@@ -118,7 +119,9 @@ struct emu_qp {
     uint32_t retries_left;     /* transport retries of the oldest unanswered request */
     uint64_t rnr_resume_ns;    /* 0, or when to resend (after an RNR NAK or a transport timeout) */
     bool resp_discard;         /* responder: NAKed expected_psn, drops later requests */
-    bool wait_active;          /* the SQ is stalled on a WAIT WQE (guarded by lock; engine.h) */
+    bool wait_active;          /* the SQ is stalled on a WAIT WQE (guarded by lock) */
+    bool tx_stalled;           /* the SQ waits for its connection's transmit queue (lock) */
+    bool rq_err_watch;         /* in ERR: receives posted are flushed by the loop (lock) */
 
     /* Standard-verbs provider state (like libmlx5's): work request ids by WQE index. */
     pthread_mutex_t post_lock;
@@ -138,34 +141,18 @@ struct emu_qp {
     void *wq_alloc; /* buffers the provider allocated */
     void *dbrec_alloc;
     int ibv_access; /* IBV_ACCESS_* as last set, for ibv_query_qp */
-    uint8_t timeout, min_rnr_timer_attr;
     struct ibv_ah_attr ah_attr;
 };
 
-/* Creates the QP in RST (QPN assigned); errno-style. */
+/* Creates the QP in RST (QPN assigned); errno-style. The engine drives it from then on. */
 int emu_qp_create(struct emu_nic *nic, const struct emu_qp_params *p, struct emu_qp **qp_out);
 
-/* errno-style; the QP's outstanding work is dropped without completions. */
-int emu_qp_destroy(struct emu_qp *qp);
+/* Takes the QP out of the device's table (no lookup finds it); emu_qp_free then frees it. */
+void emu_qp_unlist(struct emu_qp *qp);
+void emu_qp_free(struct emu_qp *qp);
 
 /* The QP with this number on this device, or NULL. Caller holds nic->lock. */
 struct emu_qp *emu_qp_lookup(struct emu_nic *nic, uint32_t qpn);
-
-/*
- * Moves the QP from state `from` to state `to` with the attributes the
- * transition carries (PRM semantics: RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS,
- * RTS2RTS, SQERR2RTS, any->ERR, any->RST). EINVAL for an illegal transition
- * or when the QP is not in `from`. Entering ERR flushes outstanding and
- * posted work with flush-error CQEs; entering RST resets the queues.
- */
-int emu_qp_transition(struct emu_qp *qp, uint8_t from, uint8_t to, const struct emu_qp_attr *attr);
-
-/*
- * Software published send WQEs up to producer (basic-block count, mod 2^16
- * as in the doorbell record): the engine executes them. Called by the
- * standard post_send in the caller's thread and by the UAR poller.
- */
-void emu_qp_sq_doorbell(struct emu_qp *qp, uint32_t producer);
 
 /* Size in bytes of one receive WQE. */
 static inline uint32_t emu_qp_rq_stride(const struct emu_qp *qp)

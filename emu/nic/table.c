@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void emu_table_init(struct emu_table *t, uint32_t limit, uint32_t first_index)
+void emu_table_init(struct emu_table *t, uint32_t objects, uint32_t first_index)
 {
     memset(t, 0, sizeof(*t));
-    t->limit = limit;
+    t->limit = first_index + objects;
     t->hint = first_index;
 }
 

@@ -11,13 +11,17 @@
 struct emu_table {
     void **slots;
     uint32_t capacity; /* slots allocated */
-    uint32_t limit;    /* most slots ever allowed */
+    uint32_t limit;    /* most slots ever allowed: first_index + the objects it holds */
     uint32_t count;
     uint32_t hint; /* where the next free-slot search starts */
 };
 
-/* first_index: the smallest index handed out (0 is often reserved). */
-void emu_table_init(struct emu_table *t, uint32_t limit, uint32_t first_index);
+/*
+ * A table of `objects` objects at indices first_index .. first_index +
+ * objects - 1 (index 0 can be kept unused with first_index 1): exactly
+ * `objects` inserts succeed, so a limit the device advertises is the count.
+ */
+void emu_table_init(struct emu_table *t, uint32_t objects, uint32_t first_index);
 void emu_table_fini(struct emu_table *t);
 
 /* Stores obj in a free slot; returns its index, or -1 when full or out of memory. */

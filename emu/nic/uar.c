@@ -3,8 +3,8 @@
  * UAR pages and the doorbell watcher. Software (CPU or GPU) writes a
  * doorbell as the first 8 bytes of the WQE's control segment into 0x800 or
  * 0x900 of a UAR page, or a whole 64-byte WQE there (BlueFlame); the
- * progress thread calls emu_uar_poll(), which notices new values and hands
- * each QP the producer index software published.
+ * device's loop calls emu_uar_poll(), which notices new values and hands
+ * each QP's producer index to the engine's doorbell callback.
  *
  * Several QPs may share a page, so a doorbell can be overwritten before it
  * is seen. In doorbell-record mode the record is authoritative: every bound
@@ -29,10 +29,6 @@
 #include "nic/nic.h"
 #include "nic/qp.h"
 
-/* Provided by the engine (nic/qp.c); weak until it is linked in. */
-#pragma weak emu_qp_sq_doorbell
-#pragma weak emu_qp_lookup
-
 #define UAR_BF_REGS 2
 
 /* One QP watched through one UAR. */
@@ -43,7 +39,7 @@ struct uar_binding {
     uint32_t last; /* last producer handed to the QP (16 bits) */
 };
 
-/* Per device (kept here so that nic.h stays the engine's). */
+/* Per device, hung off the device (nic->uars). */
 struct uar_dev {
     pthread_mutex_t lock; /* the list, the bindings, and doorbell delivery */
     struct emu_uar *head;
@@ -54,27 +50,23 @@ struct uar_dev {
     size_t capacity;
 };
 
-static struct uar_dev uar_devs[EMU_MAX_DEVICES];
-static pthread_once_t uar_once = PTHREAD_ONCE_INIT;
-
-static void uar_devs_init(void)
+static void uar_dev_init(void *part)
 {
-    for (int i = 0; i < EMU_MAX_DEVICES; i++) {
-        pthread_mutex_init(&uar_devs[i].lock, NULL);
-        uar_devs[i].next_page_id = 1;
-    }
+    struct uar_dev *d = part;
+
+    pthread_mutex_init(&d->lock, NULL);
+    d->next_page_id = 1;
 }
 
 static struct uar_dev *uar_dev_of(struct emu_nic *nic)
 {
-    pthread_once(&uar_once, uar_devs_init);
-    return &uar_devs[nic->index];
+    return emu_nic_part((void **)&nic->uars, sizeof(struct uar_dev), uar_dev_init);
 }
 
 int emu_uar_alloc(struct emu_nic *nic, struct emu_uar **uar_out)
 {
     struct uar_dev *d = uar_dev_of(nic);
-    struct emu_uar *uar = calloc(1, sizeof(*uar));
+    struct emu_uar *uar = d != NULL ? calloc(1, sizeof(*uar)) : NULL;
     void *page;
 
     if (uar == NULL)
@@ -139,6 +131,8 @@ struct emu_uar *emu_uar_lookup(struct emu_nic *nic, uint32_t page_id)
     struct uar_dev *d = uar_dev_of(nic);
     struct emu_uar *uar;
 
+    if (d == NULL)
+        return NULL;
     pthread_mutex_lock(&d->lock);
     for (uar = d->head; uar != NULL; uar = uar->next)
         if (uar->page_id == page_id)
@@ -182,15 +176,24 @@ void emu_uar_qp_unbind(struct emu_qp *qp)
     pthread_mutex_unlock(&d->lock);
 }
 
+void emu_uar_qp_reset(struct emu_qp *qp)
+{
+    struct uar_dev *d = uar_dev_of(qp->nic);
+
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < d->nbindings; i++)
+        if (d->bindings[i].qp == qp)
+            d->bindings[i].last = 0;
+    pthread_mutex_unlock(&d->lock);
+}
+
 /* Hands a producer index to the QP when it moved. Caller holds d->lock. */
-static bool uar_deliver(struct uar_binding *b, uint32_t producer)
+static bool uar_deliver(struct uar_binding *b, uint32_t producer, emu_uar_ring_fn ring)
 {
     producer &= 0xffff;
-    if (producer == b->last)
+    if (producer == b->last || !ring(b->qp, producer))
         return false;
     b->last = producer;
-    if (emu_qp_sq_doorbell != NULL)
-        emu_qp_sq_doorbell(b->qp, producer);
     return true;
 }
 
@@ -199,8 +202,15 @@ static bool uar_read_dbrec(const struct emu_qp *qp, uint32_t *producer)
 {
     uint32_t be;
 
-    if (qp->p.dbrec == 0 || emu_mem_read(qp->p.dbrec_gpu, qp->p.dbrec + 4, &be, sizeof(be)) != 0)
+    if (qp->p.dbrec == 0)
         return false;
+    if (qp->p.dbrec_gpu) {
+        if (emu_mem_read(true, qp->p.dbrec + 4, &be, sizeof(be)) != 0)
+            return false;
+    } else {
+        /* Acquire: the WQEs were written before the counter that publishes them. */
+        be = __atomic_load_n((const uint32_t *)qp->p.dbrec + 1, __ATOMIC_ACQUIRE);
+    }
     *producer = be32toh(be);
     return true;
 }
@@ -210,14 +220,12 @@ static bool uar_read_dbrec(const struct emu_qp *qp, uint32_t *producer)
  * through mlx5dv_init_obj's layout. Its producer comes from its doorbell
  * record. (The QP must not be destroyed while software still rings it.)
  */
-static void uar_doorbell_unbound(struct emu_uar *uar, uint32_t qpn)
+static void uar_doorbell_unbound(struct emu_uar *uar, uint32_t qpn, emu_uar_ring_fn ring)
 {
     struct emu_nic *nic = uar->nic;
     struct emu_qp *qp = NULL;
     uint32_t producer;
 
-    if (emu_qp_lookup == NULL || emu_qp_sq_doorbell == NULL)
-        return;
     pthread_mutex_lock(&nic->lock);
     qp = emu_qp_lookup(nic, qpn);
     pthread_mutex_unlock(&nic->lock);
@@ -225,11 +233,12 @@ static void uar_doorbell_unbound(struct emu_uar *uar, uint32_t qpn)
         EMU_LOG_DBG("UAR page %u: doorbell for unknown QP 0x%x ignored", uar->page_id, qpn);
         return;
     }
-    emu_qp_sq_doorbell(qp, producer & 0xffff);
+    ring(qp, producer & 0xffff);
 }
 
 /* A new doorbell value (control segment words 0 and 1, as stored) on uar. */
-static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value)
+static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value,
+                         emu_uar_ring_fn ring)
 {
     uint32_t words[2];
     uint32_t qpn, index, ds, producer;
@@ -247,18 +256,18 @@ static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value)
             producer = index + (ds + 3) / 4; /* the WQE's size in basic blocks */
         else if (!uar_read_dbrec(b->qp, &producer))
             return;
-        uar_deliver(b, producer);
+        uar_deliver(b, producer, ring);
         return;
     }
-    uar_doorbell_unbound(uar, qpn);
+    uar_doorbell_unbound(uar, qpn, ring);
 }
 
-bool emu_uar_poll(struct emu_nic *nic)
+bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring)
 {
-    struct uar_dev *d = uar_dev_of(nic);
+    struct uar_dev *d = __atomic_load_n(&nic->uars, __ATOMIC_ACQUIRE);
     bool busy = false;
 
-    if (__atomic_load_n(&d->count, __ATOMIC_ACQUIRE) == 0)
+    if (d == NULL || __atomic_load_n(&d->count, __ATOMIC_ACQUIRE) == 0)
         return false;
     pthread_mutex_lock(&d->lock);
     for (struct emu_uar *uar = d->head; uar != NULL; uar = uar->next) {
@@ -273,11 +282,8 @@ bool emu_uar_poll(struct emu_nic *nic)
                 continue;
             uar->last_sq_doorbell[r] = v;
             rung = true;
-            uar_doorbell(d, uar, v);
+            uar_doorbell(d, uar, v, ring);
         }
-        uar->last_cq_doorbell = __atomic_load_n(
-                (const uint64_t *)((const uint8_t *)uar->page + EMU_UAR_CQ_DB_OFFSET),
-                __ATOMIC_RELAXED);
         busy |= rung;
         /* Doorbell records: catches doorbells overwritten by another QP's before we saw them. */
         for (size_t i = 0; i < d->nbindings; i++) {
@@ -287,7 +293,7 @@ bool emu_uar_poll(struct emu_nic *nic)
             if (b->uar != uar || b->qp->p.no_dbr || (b->qp->p.dbrec_gpu && !rung))
                 continue;
             if (uar_read_dbrec(b->qp, &producer))
-                busy |= uar_deliver(b, producer);
+                busy |= uar_deliver(b, producer, ring);
         }
     }
     pthread_mutex_unlock(&d->lock);

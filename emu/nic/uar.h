@@ -3,7 +3,7 @@
  * User access regions: the pages software writes doorbells into. A software
  * UAR is one page of ordinary host memory (so that it can be registered for
  * GPU access as mapped host memory); the device watches the doorbell
- * register inside it from its progress thread.
+ * register inside it from its event loop.
  *
  * Layout of a UAR page (as mlx5):
  *   0x020  CQ arm doorbell (64-bit)
@@ -29,8 +29,7 @@ struct emu_uar {
     uint32_t page_id;
     void *page;                   /* EMU_UAR_PAGE_SIZE bytes, page aligned */
     uint64_t last_sq_doorbell[2]; /* last value seen at 0x800 and 0x900 */
-    uint64_t last_cq_doorbell;
-    struct emu_uar *next; /* nic's list of watched UARs (guarded by nic->lock) */
+    struct emu_uar *next;         /* nic's list of watched UARs (guarded by nic->lock) */
 };
 
 /* Allocates a UAR page and starts watching it; errno-style. */
@@ -38,11 +37,18 @@ int emu_uar_alloc(struct emu_nic *nic, struct emu_uar **uar_out);
 void emu_uar_free(struct emu_uar *uar);
 
 /*
- * Called by the progress thread: reads every watched UAR's doorbell
- * registers and hands new doorbells to their QPs and CQs. Returns true when
- * any doorbell was new (the caller polls again soon), false when idle.
+ * What a doorbell does: the engine's requester is handed the QP's new
+ * producer index; false when it dropped it (a QP in RESET): it is handed
+ * over again when the QP can take it.
  */
-bool emu_uar_poll(struct emu_nic *nic);
+typedef bool (*emu_uar_ring_fn)(struct emu_qp *qp, uint32_t producer);
+
+/*
+ * Called by the device's loop: reads every watched UAR's doorbell registers
+ * and calls ring() for each QP whose producer moved. Returns true when any
+ * doorbell was new (the caller polls again soon), false when idle.
+ */
+bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring);
 
 /* The UAR with this page id on this device, or NULL. Valid until emu_uar_free(). */
 struct emu_uar *emu_uar_lookup(struct emu_nic *nic, uint32_t page_id);
@@ -50,10 +56,13 @@ struct emu_uar *emu_uar_lookup(struct emu_nic *nic, uint32_t page_id);
 /*
  * Watches qp's doorbells on uar (qp->p.uar): a doorbell naming the QP, or in
  * doorbell-record mode a change of its doorbell record, hands the new
- * producer index to emu_qp_sq_doorbell(). Call emu_uar_qp_unbind() before
+ * producer index to the ring callback of emu_uar_poll(). Call emu_uar_qp_unbind() before
  * the QP is destroyed; freeing the UAR drops its bindings. errno-style.
  */
 int emu_uar_qp_bind(struct emu_uar *uar, struct emu_qp *qp);
 void emu_uar_qp_unbind(struct emu_qp *qp);
+
+/* The QP was reset: its producer starts from 0 again, so a doorbell of 0 + n is new. */
+void emu_uar_qp_reset(struct emu_qp *qp);
 
 #endif /* EMU_UAR_H */

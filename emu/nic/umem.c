@@ -6,34 +6,30 @@
 #include <stdlib.h>
 
 #include "nic/config.h"
+#include "nic/mem.h"
 #include "nic/nic.h"
 #include "nic/table.h"
 
 #define EMU_LOG_MAX_UMEM 16
 
-/* Per device: the umem table and its lock (kept here so that nic.h stays the engine's). */
+/* Per device, hung off the device (nic->umems): the umem table and its lock. */
 struct umem_dev {
     pthread_mutex_t lock;
     struct emu_table table;
-    bool ready;
 };
 
-static struct umem_dev umem_devs[EMU_MAX_DEVICES];
-static pthread_mutex_t umem_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static void umem_dev_init(void *part)
+{
+    struct umem_dev *d = part;
+
+    pthread_mutex_init(&d->lock, NULL);
+    /* Id 0 is never handed out: a zeroed command field never names a umem. */
+    emu_table_init(&d->table, 1u << EMU_LOG_MAX_UMEM, 1);
+}
 
 static struct umem_dev *umem_dev_of(struct emu_nic *nic)
 {
-    struct umem_dev *d = &umem_devs[nic->index];
-
-    pthread_mutex_lock(&umem_init_lock);
-    if (!d->ready) {
-        pthread_mutex_init(&d->lock, NULL);
-        /* Id 0 is never handed out: a zeroed command field never names a umem. */
-        emu_table_init(&d->table, 1u << EMU_LOG_MAX_UMEM, 1);
-        d->ready = true;
-    }
-    pthread_mutex_unlock(&umem_init_lock);
-    return d;
+    return emu_nic_part((void **)&nic->umems, sizeof(struct umem_dev), umem_dev_init);
 }
 
 int emu_umem_register(struct emu_nic *nic, uintptr_t addr, uint64_t size, uint32_t access, bool gpu,
@@ -45,6 +41,13 @@ int emu_umem_register(struct emu_nic *nic, uintptr_t addr, uint64_t size, uint32
 
     if (size == 0 || addr == 0 || addr + size < addr)
         return EINVAL;
+    if (d == NULL)
+        return ENOMEM;
+    /* Host memory is pinned by the kernel on ConnectX: mapped, with the protection asked for. */
+    if (!gpu && emu_mem_host_pinnable((const void *)addr, (size_t)size,
+                                      (access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                                                 IBV_ACCESS_REMOTE_ATOMIC)) != 0) != 0)
+        return EFAULT;
     umem = calloc(1, sizeof(*umem));
     if (umem == NULL)
         return ENOMEM;
@@ -87,6 +90,8 @@ enum emu_umem_check emu_umem_get(struct emu_nic *nic, uint32_t id, uint64_t offs
     struct umem_dev *d = umem_dev_of(nic);
     struct emu_umem *umem;
 
+    if (d == NULL)
+        return EMU_UMEM_BAD_ID;
     pthread_mutex_lock(&d->lock);
     umem = emu_table_get(&d->table, id);
     if (umem == NULL) {

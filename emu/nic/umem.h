@@ -22,7 +22,10 @@ struct emu_umem {
     int users;       /* objects whose rings or doorbell records live here */
 };
 
-/* Registers [addr, addr + size) (gpu: GPU memory); errno-style. */
+/*
+ * Registers [addr, addr + size) (gpu: GPU memory); errno-style: EFAULT when
+ * host pages are not mapped with the protection access needs (mem.h).
+ */
 int emu_umem_register(struct emu_nic *nic, uintptr_t addr, uint64_t size, uint32_t access, bool gpu,
                       struct emu_umem **umem_out);
 

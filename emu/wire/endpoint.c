@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* A wire's endpoint: its reserved name, its listeners, and the events of its sockets. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -7,14 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "common/emu_log.h"
-#include "nic/nic.h"
-#include "wire/wire.h"
+#include "wire/wire_int.h"
 
 unsigned int emu_wire_endpoint_addr(void *out, uint32_t ipv4, uint16_t id)
 {
@@ -29,12 +28,12 @@ unsigned int emu_wire_endpoint_addr(void *out, uint32_t ipv4, uint16_t id)
 }
 
 /* Binds the first free endpoint name; the bound socket is the reservation. */
-static int wire_bind_endpoint(struct emu_nic *nic, int *fd_out)
+static int wire_bind_endpoint(struct emu_wire *wire, int *fd_out)
 {
     struct sockaddr_un addr;
 
     for (uint16_t id = 1; id <= EMU_WIRE_MAX_ENDPOINTS; id++) {
-        unsigned int len = emu_wire_endpoint_addr(&addr, nic->ipv4, id);
+        unsigned int len = emu_wire_endpoint_addr(&addr, wire->cfg.ipv4, id);
         /* Non-blocking: another thread may have taken the connection an event announced. */
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
@@ -46,7 +45,7 @@ static int wire_bind_endpoint(struct emu_nic *nic, int *fd_out)
                 close(fd);
                 return err;
             }
-            nic->endpoint_id = id;
+            wire->id = id;
             *fd_out = fd;
             return 0;
         }
@@ -58,14 +57,14 @@ static int wire_bind_endpoint(struct emu_nic *nic, int *fd_out)
 }
 
 /* TCP listener for devices of other hosts, on the device address (not on loopback ones). */
-static int wire_listen_tcp(struct emu_nic *nic, int *fd_out)
+static int wire_listen_tcp(struct emu_wire *wire, int *fd_out)
 {
     struct sockaddr_in sin;
     int one = 1;
     int fd;
 
     *fd_out = -1;
-    if ((nic->ipv4 >> 24) == 127)
+    if ((wire->cfg.ipv4 >> 24) == 127)
         return 0;
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
@@ -73,13 +72,13 @@ static int wire_listen_tcp(struct emu_nic *nic, int *fd_out)
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     memset(&sin, 0, sizeof(sin));
     sin.sin_family = AF_INET;
-    sin.sin_addr.s_addr = htonl(nic->ipv4);
-    sin.sin_port = htons((uint16_t)(EMU_WIRE_TCP_PORT_BASE + nic->endpoint_id));
+    sin.sin_addr.s_addr = htonl(wire->cfg.ipv4);
+    sin.sin_port = htons((uint16_t)(EMU_WIRE_TCP_PORT_BASE + wire->id));
     if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 || listen(fd, 64) != 0) {
         int err = errno;
 
-        EMU_LOG_ERR("device %s: cannot listen on TCP port %d of SOFTMLX5_ADDR: %s", nic->ibdev.name,
-                    EMU_WIRE_TCP_PORT_BASE + nic->endpoint_id, strerror(err));
+        EMU_LOG_ERR("device %s: cannot listen on TCP port %d of SOFTMLX5_ADDR: %s", wire->name,
+                    EMU_WIRE_TCP_PORT_BASE + wire->id, strerror(err));
         close(fd);
         return err;
     }
@@ -91,72 +90,49 @@ static int wire_epoll_add(struct emu_wire *wire, int fd, void *ptr)
 {
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = ptr};
 
-    return epoll_ctl(wire->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : errno;
+    return epoll_ctl(wire->cfg.epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : errno;
 }
 
-int emu_wire_start(struct emu_nic *nic)
+int emu_wire_start(const struct emu_wire_config *cfg, struct emu_wire **wire_out, uint16_t *id_out)
 {
     struct emu_wire *wire = calloc(1, sizeof(*wire));
     int err;
 
     if (wire == NULL)
         return ENOMEM;
-    emu_wire_single_copy_init();
-    wire->nic = nic;
+    wire->cfg = *cfg;
+    snprintf(wire->name, sizeof(wire->name), "%s", cfg->name);
+    wire->cfg.name = wire->name;
     wire->tcp_fd = -1;
-    wire->epfd = -1;
-    wire->wake_fd = -1;
+    wire->listen_src.kind = WIRE_SRC_LISTEN_UNIX;
+    wire->tcp_src.kind = WIRE_SRC_LISTEN_TCP;
+    wire_pull_init(cfg);
     pthread_mutex_init(&wire->lock, NULL);
-    pthread_mutex_init(&wire->rx_lock, NULL);
-    err = wire_bind_endpoint(nic, &wire->listen_fd);
+    err = wire_bind_endpoint(wire, &wire->listen_fd);
     if (err != 0) {
         EMU_LOG_ERR("device %s: no wire endpoint could be reserved (%s); at most %d software "
                     "devices can run on one host",
-                    nic->ibdev.name, strerror(err), EMU_WIRE_MAX_ENDPOINTS);
+                    wire->name, strerror(err), EMU_WIRE_MAX_ENDPOINTS);
         free(wire);
         return err;
     }
-    err = wire_listen_tcp(nic, &wire->tcp_fd);
-    if (err != 0)
-        goto close_listen;
-    wire->epfd = epoll_create1(EPOLL_CLOEXEC);
-    wire->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wire->epfd < 0 || wire->wake_fd < 0) {
-        err = errno;
-        EMU_LOG_ERR("device %s: cannot create the progress thread's epoll/eventfd: %s",
-                    nic->ibdev.name, strerror(err));
-        goto close_fds;
-    }
-    /* The listeners and the wake fd are told apart by their data pointers. */
-    err = wire_epoll_add(wire, wire->listen_fd, &wire->listen_fd);
+    err = wire_listen_tcp(wire, &wire->tcp_fd);
+    if (err == 0)
+        err = wire_epoll_add(wire, wire->listen_fd, &wire->listen_src);
     if (err == 0 && wire->tcp_fd >= 0)
-        err = wire_epoll_add(wire, wire->tcp_fd, &wire->tcp_fd);
-    if (err == 0)
-        err = wire_epoll_add(wire, wire->wake_fd, &wire->wake_fd);
-    if (err == 0)
-        err = pthread_create(&wire->thread, NULL, emu_wire_progress, wire);
+        err = wire_epoll_add(wire, wire->tcp_fd, &wire->tcp_src);
     if (err != 0) {
-        EMU_LOG_ERR("device %s: cannot start the progress thread: %s", nic->ibdev.name,
-                    strerror(err));
-        goto close_fds;
+        EMU_LOG_ERR("device %s: cannot watch the wire's listeners: %s", wire->name, strerror(err));
+        if (wire->tcp_fd >= 0)
+            close(wire->tcp_fd);
+        close(wire->listen_fd);
+        free(wire);
+        return err;
     }
-    pthread_detach(wire->thread);
-    nic->wire = wire;
-    EMU_LOG_DBG("device %s: wire endpoint %u", nic->ibdev.name, nic->endpoint_id);
+    EMU_LOG_DBG("device %s: wire endpoint %u", wire->name, wire->id);
+    *id_out = wire->id;
+    *wire_out = wire;
     return 0;
-
-close_fds:
-    if (wire->epfd >= 0)
-        close(wire->epfd);
-    if (wire->wake_fd >= 0)
-        close(wire->wake_fd);
-    if (wire->tcp_fd >= 0)
-        close(wire->tcp_fd);
-close_listen:
-    close(wire->listen_fd);
-    nic->endpoint_id = 0;
-    free(wire);
-    return err;
 }
 
 void emu_wire_abandon(struct emu_wire *wire)
@@ -164,29 +140,77 @@ void emu_wire_abandon(struct emu_wire *wire)
     /* Closing the child's descriptors leaves the parent's endpoint and connections intact. */
     for (struct emu_conn *conn = wire->conns; conn != NULL; conn = conn->next)
         close(conn->fd);
-    close(wire->epfd);
-    close(wire->wake_fd);
     if (wire->tcp_fd >= 0)
         close(wire->tcp_fd);
     close(wire->listen_fd);
 }
 
-uint64_t emu_wire_rejected_frames(struct ibv_device *device)
+static void wire_accept(struct emu_wire *wire, int listen_fd, bool tcp)
 {
-    struct emu_nic *nic;
+    int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-    if (device == NULL || !emu_nic_owns_device(device))
-        return 0;
-    nic = emu_nic_of(device);
-    return nic->wire ? __atomic_load_n(&nic->wire->rejected, __ATOMIC_RELAXED) : 0;
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            EMU_LOG_ERR("device %s: accept on the wire endpoint failed: %m", wire->name);
+        return;
+    }
+    wire_conn_add(wire, fd, tcp, NULL, NULL);
 }
 
-uint64_t emu_wire_pulled_bytes(struct ibv_device *device)
+void emu_wire_event(struct emu_wire *wire, void *source, uint32_t events)
 {
-    struct emu_nic *nic;
+    struct wire_source *src = source;
+    struct emu_conn *conn;
 
-    if (device == NULL || !emu_nic_owns_device(device))
-        return 0;
-    nic = emu_nic_of(device);
-    return nic->wire ? __atomic_load_n(&nic->wire->pulled, __ATOMIC_RELAXED) : 0;
+    switch (src->kind) {
+    case WIRE_SRC_LISTEN_UNIX:
+        wire_accept(wire, wire->listen_fd, false);
+        return;
+    case WIRE_SRC_LISTEN_TCP:
+        wire_accept(wire, wire->tcp_fd, true);
+        return;
+    case WIRE_SRC_CONN:
+        break;
+    }
+    conn = (struct emu_conn *)src;
+    if (emu_conn_dead(conn)) { /* rejected, or a send failed: close it */
+        wire_conn_drop(conn);
+        return;
+    }
+    /* Readable first: an error or hang-up still leaves the last frames to read. */
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !wire_rx(conn)) {
+        wire_conn_drop(conn);
+        return;
+    }
+    if ((events & EPOLLOUT) && !wire_tx_flush(conn))
+        wire_conn_drop(conn);
+}
+
+void emu_wire_reap(struct emu_wire *wire)
+{
+    pthread_mutex_lock(&wire->lock);
+    while (wire->graveyard != NULL) {
+        struct emu_conn *dead = wire->graveyard;
+
+        wire->graveyard = dead->next;
+        pthread_mutex_unlock(&wire->lock);
+        emu_conn_put(dead);
+        pthread_mutex_lock(&wire->lock);
+    }
+    pthread_mutex_unlock(&wire->lock);
+}
+
+void *emu_wire_user(const struct emu_wire *wire)
+{
+    return wire->cfg.user;
+}
+
+uint64_t emu_wire_rejected(const struct emu_wire *wire)
+{
+    return __atomic_load_n(&wire->rejected, __ATOMIC_RELAXED);
+}
+
+uint64_t emu_wire_pulled(const struct emu_wire *wire)
+{
+    return __atomic_load_n(&wire->pulled, __ATOMIC_RELAXED);
 }

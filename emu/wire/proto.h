@@ -46,7 +46,9 @@
 #define EMU_WIRE_PROTO_H
 
 #include <assert.h>
+#include <endian.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "prm/mlx5_wqe.h"
 
@@ -79,6 +81,13 @@ enum emu_wire_type {
 #define EMU_WIRE_F_SOLICITED    0x01
 #define EMU_WIRE_F_PULL         0x02 /* data request: payload is the list of buffers to read */
 #define EMU_WIRE_F_PULL_GRANTED 0x04 /* PULL_OK: I read your probe word, send me pull frames */
+/*
+ * Data request: acknowledge at once (the requester waits for its completion:
+ * a signalled WQE, or its queue is filling). Without it the responder may
+ * hold the cumulative ACK back a little, so a stream of unsignalled writes
+ * costs the requester no wake-up per write.
+ */
+#define EMU_WIRE_F_ACK_REQ      0x08
 
 /* A pull list: at most the send WQE's gather entries (caps.h EMU_MAX_SGE), 16 bytes each. */
 #define EMU_WIRE_PULL_ENTRY       16u
@@ -105,6 +114,19 @@ struct emu_wire_hdr {
     uint64_t compare;
 };
 static_assert(sizeof(struct emu_wire_hdr) == 64, "wire header is 64 bytes");
+
+/* The one frame-header builder: magic, version, type, QPNs and PSN set, the rest zero. */
+static inline void emu_wire_hdr_init(struct emu_wire_hdr *h, uint8_t type, uint32_t src_qpn,
+                                     uint32_t dst_qpn, uint32_t psn)
+{
+    memset(h, 0, sizeof(*h));
+    h->magic = htobe32(EMU_WIRE_MAGIC);
+    h->version = EMU_WIRE_VERSION;
+    h->type = type;
+    h->src_qpn = htobe32(src_qpn);
+    h->dst_qpn = htobe32(dst_qpn);
+    h->psn = htobe32(psn);
+}
 
 /* Payload of a masked compare-swap ATOMIC: swap_mask, compare_mask. */
 #define EMU_WIRE_ATOMIC_MASKS_LEN 16u

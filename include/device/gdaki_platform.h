@@ -15,6 +15,24 @@
 #define GDAKI_INLINE static inline __attribute__((always_inline))
 #endif
 
+/*
+ * GDAKI_TSAN: host code built with ThreadSanitizer (DGN_SANITIZE=thread).
+ * TSan does not model standalone fences (gdaki_fence), which is what orders
+ * the data path's volatile loads and stores of memory shared with the NIC:
+ * under TSan those loads acquire and those stores release (gdaki_sync.h), so
+ * that it sees the ordering the fences give. Other builds are unchanged.
+ */
+#if !defined(__CUDA_ARCH__) && defined(__SANITIZE_THREAD__)
+#define GDAKI_TSAN 1
+#elif !defined(__CUDA_ARCH__) && defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GDAKI_TSAN 1
+#endif
+#endif
+#ifndef GDAKI_TSAN
+#define GDAKI_TSAN 0
+#endif
+
 /* Compile-time layout checks usable from C11, C++ and CUDA. */
 #ifdef __cplusplus
 #define GDAKI_STATIC_ASSERT(cond, msg) static_assert(cond, msg)

@@ -25,7 +25,7 @@
 
 /*
  * One round of a spin wait. A CPU thread yields its core: the NIC may be a
- * software one (softmlx5) whose progress thread needs it to make the awaited
+ * software one (softmlx5) whose event loop needs it to make the awaited
  * thing happen.
  */
 GDAKI_INLINE void gdaki_spin_pause(void)
@@ -256,26 +256,49 @@ GDAKI_INLINE void *gdaki_ro_ptr(void *const *p)
 #define GDAKI_ASSUME_GLOBAL(p) ((void)(p))
 #endif
 
-/* A load that is re-done every time (memory another agent writes: CQEs, the proxy's index). */
+/*
+ * A load that is re-done every time (memory another agent writes: CQEs, the
+ * proxy's index). Under ThreadSanitizer an acquire load: the ordering the
+ * caller's gdaki_fence gives, in a form TSan sees (gdaki_platform.h).
+ */
 GDAKI_INLINE uint32_t gdaki_load_volatile_u32(const void *p)
 {
+#if GDAKI_TSAN
+    return __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+#else
     return *(const volatile uint32_t *)p;
+#endif
 }
 
 GDAKI_INLINE uint64_t gdaki_load_volatile_u64(const void *p)
 {
+#if GDAKI_TSAN
+    return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+#else
     return *(const volatile uint64_t *)p;
+#endif
 }
 
-/* Stores that reach memory (or the device register) as one access each, in program order. */
+/*
+ * Stores that reach memory (or the device register) as one access each, in
+ * program order. Under ThreadSanitizer release stores, as the loads above.
+ */
 GDAKI_INLINE void gdaki_store_volatile_u32(void *p, uint32_t v)
 {
+#if GDAKI_TSAN
+    __atomic_store_n((uint32_t *)p, v, __ATOMIC_RELEASE);
+#else
     *(volatile uint32_t *)p = v;
+#endif
 }
 
 GDAKI_INLINE void gdaki_store_volatile_u64(void *p, uint64_t v)
 {
+#if GDAKI_TSAN
+    __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
+#else
     *(volatile uint64_t *)p = v;
+#endif
 }
 
 /* Copies one 64-byte WQE built in registers to its ring slot (16-byte stores on the GPU). */

@@ -62,6 +62,14 @@ GDAKI_INLINE int gdaki_cq_poll_one_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t
         return EBUSY;
     /* Acquire: what the caller reads next (the data a read or atomic returned) is after the CQE. */
     gdaki_fence(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+#if GDAKI_TSAN
+    /*
+     * softmlx5 hands a CQE over with a release store of its op_own byte, and
+     * TSan pairs an acquire only with an access to that same byte, not with
+     * the 4-byte load above (gdaki_platform.h).
+     */
+    (void)__atomic_load_n(cqe + GDAKI_CQE_TAIL_OFF + 3, __ATOMIC_ACQUIRE);
+#endif
     if (opcode == PRM_CQE_OPCODE_REQ_ERR || opcode == PRM_CQE_OPCODE_RESP_ERR) {
         gdaki_cq_record_error(cq, cqe, counter);
         return -EIO;

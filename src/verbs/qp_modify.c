@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The RC QP state machine: which transitions are legal, which attribute-mask
- * bits each requires and allows, and the PRM command each becomes. Every
- * refusal is decided, and logged in one line, before anything reaches the
- * device. Also doca_verbs_qp_query (QUERY_QP).
+ * The RC QP state machine: which transitions are legal and the PRM command
+ * each becomes (the PRM table, prm_qp_transition.h), and which attribute-mask
+ * bits each requires and allows (this file). Every refusal is decided, and
+ * logged in one line, before anything reaches the device. Also
+ * doca_verbs_qp_query (QUERY_QP).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transition.h"
 #include "verbs_internal.h"
 
 #define A(bit) DOCA_VERBS_QP_ATTR_##bit
@@ -22,41 +24,37 @@
 
 #define VERBS_ACCESS_BITS (A(ALLOW_REMOTE_WRITE) | A(ALLOW_REMOTE_READ) | A(ATOMIC_MODE))
 
-/* One legal RC transition. VERBS_ANY: from every state. */
-#define VERBS_ANY 0xff
-
-struct verbs_transition {
-    uint8_t from;
-    uint8_t to;
-    uint16_t opcode;
-    size_t inlen;
+/*
+ * The attribute-mask bits each PRM transition command requires and allows
+ * through this API (which transitions are legal, and their commands, is the
+ * PRM table's: prm_qp_transition.h).
+ */
+struct verbs_transition_mask {
+    uint16_t opcode; /* PRM_CMD_*_QP */
     int required;
     int optional; /* CURRENT_STATE is allowed everywhere */
 };
 
-static const struct verbs_transition verbs_transitions[] = {
-        {VERBS_ANY, DOCA_VERBS_QP_STATE_RST, PRM_CMD_2RST_QP, PRM_2RST_QP_IN_SIZE, A(NEXT_STATE),
-         0},
-        {VERBS_ANY, DOCA_VERBS_QP_STATE_ERR, PRM_CMD_2ERR_QP, PRM_2ERR_QP_IN_SIZE, A(NEXT_STATE),
-         0},
-        {DOCA_VERBS_QP_STATE_RST, DOCA_VERBS_QP_STATE_INIT, PRM_CMD_RST2INIT_QP,
-         PRM_RST2INIT_QP_IN_SIZE,
+static const struct verbs_transition_mask verbs_transition_masks[] = {
+        {PRM_CMD_2RST_QP, A(NEXT_STATE), 0},
+        {PRM_CMD_2ERR_QP, A(NEXT_STATE), 0},
+        {PRM_CMD_RST2INIT_QP,
          A(NEXT_STATE) | A(PKEY_INDEX) | A(PORT_NUM) | A(ALLOW_REMOTE_WRITE) | A(ALLOW_REMOTE_READ),
          A(ATOMIC_MODE)},
-        {DOCA_VERBS_QP_STATE_INIT, DOCA_VERBS_QP_STATE_INIT, PRM_CMD_INIT2INIT_QP,
-         PRM_INIT2INIT_QP_IN_SIZE, 0,
-         A(NEXT_STATE) | VERBS_ACCESS_BITS | A(PKEY_INDEX) | A(PORT_NUM)},
-        {DOCA_VERBS_QP_STATE_INIT, DOCA_VERBS_QP_STATE_RTR, PRM_CMD_INIT2RTR_QP,
-         PRM_INIT2RTR_QP_IN_SIZE,
+        {PRM_CMD_INIT2INIT_QP, 0, A(NEXT_STATE) | VERBS_ACCESS_BITS | A(PKEY_INDEX) | A(PORT_NUM)},
+        {PRM_CMD_INIT2RTR_QP,
          A(NEXT_STATE) | A(RQ_PSN) | A(DEST_QP_NUM) | A(PATH_MTU) | A(AH_ATTR) | A(MIN_RNR_TIMER),
          A(MAX_DEST_RD_ATOMIC) | VERBS_ACCESS_BITS | A(PKEY_INDEX)},
-        {DOCA_VERBS_QP_STATE_RTR, DOCA_VERBS_QP_STATE_RTS, PRM_CMD_RTR2RTS_QP,
-         PRM_RTR2RTS_QP_IN_SIZE,
+        {PRM_CMD_RTR2RTS_QP,
          A(NEXT_STATE) | A(SQ_PSN) | A(ACK_TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY),
          A(MAX_QP_RD_ATOMIC) | A(MIN_RNR_TIMER) | A(ALLOW_REMOTE_WRITE)},
-        {DOCA_VERBS_QP_STATE_RTS, DOCA_VERBS_QP_STATE_RTS, PRM_CMD_RTS2RTS_QP,
-         PRM_RTS2RTS_QP_IN_SIZE, 0,
-         A(NEXT_STATE) | VERBS_ACCESS_BITS | A(MIN_RNR_TIMER) | A(AH_ATTR)},
+        {PRM_CMD_RTS2RTS_QP, 0, A(NEXT_STATE) | VERBS_ACCESS_BITS | A(MIN_RNR_TIMER) | A(AH_ATTR)},
+};
+
+/* A legal transition: the PRM command and this API's mask rules. */
+struct verbs_transition {
+    const struct prm_qp_transition *prm;
+    const struct verbs_transition_mask *mask;
 };
 
 static const char *const verbs_attr_bit_names[] = {
@@ -97,16 +95,56 @@ static void verbs_mask_names(int mask, char *buf, size_t n)
     }
 }
 
-static const struct verbs_transition *verbs_transition_find(enum doca_verbs_qp_state from,
-                                                            enum doca_verbs_qp_state to)
+/* DOCA Verbs states in the PRM encoding; 0xff for a value that is no state. */
+static uint8_t verbs_state_to_prm(enum doca_verbs_qp_state s)
 {
-    for (size_t i = 0; i < sizeof(verbs_transitions) / sizeof(verbs_transitions[0]); i++) {
-        const struct verbs_transition *t = &verbs_transitions[i];
-
-        if (t->to == to && (t->from == VERBS_ANY || t->from == from))
-            return t;
+    switch (s) {
+    case DOCA_VERBS_QP_STATE_RST:
+        return PRM_QP_STATE_RST;
+    case DOCA_VERBS_QP_STATE_INIT:
+        return PRM_QP_STATE_INIT;
+    case DOCA_VERBS_QP_STATE_RTR:
+        return PRM_QP_STATE_RTR;
+    case DOCA_VERBS_QP_STATE_RTS:
+        return PRM_QP_STATE_RTS;
+    case DOCA_VERBS_QP_STATE_ERR:
+        return PRM_QP_STATE_ERR;
+    default:
+        return 0xff;
     }
-    return NULL;
+}
+
+static enum doca_verbs_qp_state verbs_state_from_prm(uint32_t s)
+{
+    switch (s) {
+    case PRM_QP_STATE_RST:
+        return DOCA_VERBS_QP_STATE_RST;
+    case PRM_QP_STATE_INIT:
+        return DOCA_VERBS_QP_STATE_INIT;
+    case PRM_QP_STATE_RTR:
+        return DOCA_VERBS_QP_STATE_RTR;
+    case PRM_QP_STATE_RTS:
+        return DOCA_VERBS_QP_STATE_RTS;
+    default:
+        return DOCA_VERBS_QP_STATE_ERR; /* SQER, SQD, ERR... */
+    }
+}
+
+/* The PRM transition from -> to and its mask rules; false when either is missing. */
+static bool verbs_transition_find(enum doca_verbs_qp_state from, enum doca_verbs_qp_state to,
+                                  struct verbs_transition *t)
+{
+    t->prm = prm_qp_transition_find(verbs_state_to_prm(from), verbs_state_to_prm(to));
+    if (t->prm == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof(verbs_transition_masks) / sizeof(verbs_transition_masks[0]);
+         i++) {
+        if (verbs_transition_masks[i].opcode == t->prm->opcode) {
+            t->mask = &verbs_transition_masks[i];
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Checks the values against the device's limits. */
@@ -229,11 +267,10 @@ static void verbs_qp_build(const doca_verbs_qp_t *qp, const doca_verbs_qp_attr_t
 
 /* The state machine's refusals; INVALID_VALUE or BAD_STATE, logged once. */
 static doca_error_t verbs_qp_validate(const doca_verbs_qp_t *qp, const doca_verbs_qp_attr_t *a,
-                                      int mask, const struct verbs_transition **t_out)
+                                      int mask, struct verbs_transition *t)
 {
     enum doca_verbs_qp_state cur = qp->state;
     enum doca_verbs_qp_state next = (mask & A(NEXT_STATE)) ? a->next_state : cur;
-    const struct verbs_transition *t;
     char names[512];
     int bad;
 
@@ -249,28 +286,27 @@ static doca_error_t verbs_qp_validate(const doca_verbs_qp_t *qp, const doca_verb
                      qp->qpn, verbs_qp_state_name(cur), verbs_qp_state_name(a->current_state));
         return DOCA_ERROR_BAD_STATE;
     }
-    t = verbs_transition_find(cur, next);
-    if (t == NULL) {
+    if (!verbs_transition_find(cur, next, t)) {
         DOCA_LOG_ERR("doca_verbs_qp_modify: QP 0x%x: %s->%s is not a legal RC transition (legal: "
-                     "any->RST, any->ERR, RST->INIT, INIT->INIT, INIT->RTR, RTR->RTS, RTS->RTS)",
-                     qp->qpn, verbs_qp_state_name(cur), verbs_qp_state_name(next));
+                     "%s)",
+                     qp->qpn, verbs_qp_state_name(cur), verbs_qp_state_name(next),
+                     prm_qp_transition_list(names, sizeof(names)));
         return DOCA_ERROR_INVALID_VALUE;
     }
-    bad = t->required & ~mask;
+    bad = t->mask->required & ~mask;
     if (bad != 0) {
         verbs_mask_names(bad, names, sizeof(names));
         DOCA_LOG_ERR("doca_verbs_qp_modify: %s->%s requires %s", verbs_qp_state_name(cur),
                      verbs_qp_state_name(next), names);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    bad = mask & ~(t->required | t->optional | A(CURRENT_STATE));
+    bad = mask & ~(t->mask->required | t->mask->optional | A(CURRENT_STATE));
     if (bad != 0) {
         verbs_mask_names(bad, names, sizeof(names));
         DOCA_LOG_ERR("doca_verbs_qp_modify: %s->%s does not take %s; remove it from the mask",
                      verbs_qp_state_name(cur), verbs_qp_state_name(next), names);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    *t_out = t;
     return DOCA_SUCCESS;
 }
 
@@ -279,7 +315,7 @@ doca_error_t doca_verbs_qp_modify(doca_verbs_qp_t *verbs_qp, doca_verbs_qp_attr_
 {
     uint8_t in[PRM_RST2INIT_QP_IN_SIZE] = {0};
     uint8_t out[PRM_RST2INIT_QP_OUT_SIZE];
-    const struct verbs_transition *t;
+    struct verbs_transition t;
     doca_error_t err;
 
     if (verbs_qp == NULL || qp_attr == NULL) {
@@ -292,35 +328,19 @@ doca_error_t doca_verbs_qp_modify(doca_verbs_qp_t *verbs_qp, doca_verbs_qp_attr_
         err = verbs_qp_check_values(verbs_qp, qp_attr, attr_mask);
     if (err != DOCA_SUCCESS)
         return err;
-    PRM_SET(in, PRM_CMD_OPCODE, t->opcode);
+    PRM_SET(in, PRM_CMD_OPCODE, t.prm->opcode);
     PRM_SET(in, PRM_RST2INIT_QP_IN_QPN, verbs_qp->qpn);
-    if (t->inlen > PRM_2RST_QP_IN_SIZE)
-        verbs_qp_build(verbs_qp, qp_attr, attr_mask, t->opcode, in);
-    err = verbs_devx_modify(verbs_qp->obj, in, t->inlen, out, sizeof(out));
+    if (t.prm->has_qpc)
+        verbs_qp_build(verbs_qp, qp_attr, attr_mask, t.prm->opcode, in);
+    err = verbs_devx_modify(verbs_qp->obj, in, t.prm->inlen, out, sizeof(out));
     if (err != DOCA_SUCCESS)
         return err;
     DOCA_LOG_DBG("QP 0x%x: %s->%s", verbs_qp->qpn, verbs_qp_state_name(verbs_qp->state),
-                 verbs_qp_state_name(t->to));
-    verbs_qp->state = t->to;
+                 prm_qp_state_name(t.prm->to));
+    verbs_qp->state = verbs_state_from_prm(t.prm->to);
     if (attr_mask & A(PORT_NUM))
         verbs_qp->port_num = (uint8_t)qp_attr->port_num;
     return DOCA_SUCCESS;
-}
-
-static enum doca_verbs_qp_state verbs_state_from_prm(uint32_t s)
-{
-    switch (s) {
-    case PRM_QP_STATE_RST:
-        return DOCA_VERBS_QP_STATE_RST;
-    case PRM_QP_STATE_INIT:
-        return DOCA_VERBS_QP_STATE_INIT;
-    case PRM_QP_STATE_RTR:
-        return DOCA_VERBS_QP_STATE_RTR;
-    case PRM_QP_STATE_RTS:
-        return DOCA_VERBS_QP_STATE_RTS;
-    default:
-        return DOCA_VERBS_QP_STATE_ERR; /* SQER, SQD, ERR... */
-    }
 }
 
 static void verbs_qp_read_context(const uint8_t *out, doca_verbs_qp_attr_t *a)

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../tsan.h"
+
 int dp_failures;
 
 /* What one side tells the other at connect time. */
@@ -334,6 +336,9 @@ bool dp_start(struct dp_side *s, const struct dp_cfg *cfg)
     if (s->buf == NULL)
         dp_die("buffer");
     memset(s->buf, 0, DP_BUF_SIZE);
+    /* The responder checks its buffer once the requester says it is done (tests/tsan.h). */
+    if (!requester)
+        DGN_TSAN_PEER_MEMORY(s->buf, DP_BUF_SIZE);
     s->mr = ibv_reg_mr(s->d.pd, s->buf, DP_BUF_SIZE,
                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                                IBV_ACCESS_REMOTE_ATOMIC);

@@ -462,6 +462,9 @@ static void test_ds_and_bb_counts(void **state)
     assert_int_equal(prm_wqe_bb_count(4), 1);
     assert_int_equal(prm_wqe_bb_count(5), 2);
     assert_int_equal(prm_wqe_bb_count(PRM_WQE_MAX_DS), 16);
+    /* PRM_WQE_MAX_BB sizes WQE buffers: the largest WQE's basic blocks, 1024 bytes. */
+    assert_int_equal(PRM_WQE_MAX_BB, prm_wqe_bb_count(PRM_WQE_MAX_DS));
+    assert_int_equal(PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE, 1024);
 }
 
 static void test_slot_wraps(void **state)

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tsan.h"
 #include "emu_cuda_test.h"
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
@@ -301,9 +302,9 @@ static void ring_sq(struct end *e, const uint8_t *wqe)
     e->sq_pi++;
     be = htobe32(e->sq_pi); /* a 4-byte write: after the WQE */
     e->mem->write(e->qp_dbr + 4, &be, sizeof(be));
-    __atomic_thread_fence(__ATOMIC_RELEASE); /* doorbell record before the UAR write */
     memcpy(&db, wqe, sizeof(db));
-    *e->uar = db;
+    /* Release: the doorbell record before the UAR write, which the device reads atomically. */
+    __atomic_store_n(e->uar, db, __ATOMIC_RELEASE);
 }
 
 static void post_rdma(struct end *e, uint8_t opcode, uint32_t loff, uint32_t len,
@@ -638,6 +639,9 @@ static int run_fork(void)
         return 1;
     }
     info_of(&d, &e, &mine);
+    /* The responder checks its buffer once the requester says it is done (tests/tsan.h). */
+    if (pid == 0)
+        DGN_TSAN_PEER_MEMORY(e.buf, BUF_SIZE);
     if (pid == 0)
         *(uint64_t *)(e.buf + 2048) = htobe64(100);
     if (pid == 0)

@@ -13,10 +13,13 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "nic/config_names.h"
 
 static void run_usage(FILE *out)
 {
@@ -71,6 +74,35 @@ static int run_library_dir(char *dir, size_t size)
     return 0;
 }
 
+/*
+ * The device names the program will see, checked by the rule softmlx5
+ * applies (nic/config_names.h): from -N or an inherited SOFTMLX5_NAMES,
+ * for the devices of -n or SOFTMLX5_DEVICES (1 when neither is set).
+ */
+static int run_check_names(bool names_given)
+{
+    const char *list = getenv("SOFTMLX5_NAMES");
+    const char *devices = getenv("SOFTMLX5_DEVICES");
+    char names[EMU_MAX_DEVICES][EMU_NAME_MAX];
+    char err[256];
+    char *end = NULL;
+    long count = 1;
+
+    if (list == NULL || list[0] == '\0')
+        return 0;
+    if (devices != NULL && devices[0] != '\0') {
+        errno = 0;
+        count = strtol(devices, &end, 10);
+        if (errno != 0 || *end != '\0' || count < 1 || count > EMU_MAX_DEVICES)
+            return 0; /* softmlx5 reports the bad SOFTMLX5_DEVICES itself */
+    }
+    if (emu_config_names(list, (int)count, names, err, sizeof(err)))
+        return 0;
+    fprintf(stderr, "softmlx5-run: %s '%s' %s\n", names_given ? "--names" : "SOFTMLX5_NAMES", list,
+            err);
+    return -1;
+}
+
 static int run_prepend_library_path(const char *dir)
 {
     const char *old = getenv("LD_LIBRARY_PATH");
@@ -98,18 +130,20 @@ int main(int argc, char **argv)
     };
     char libdir[PATH_MAX];
     struct in_addr in;
+    bool names_given = false;
     int opt, rc = 0;
 
     while ((opt = getopt_long(argc, argv, "+n:p:N:a:l:t:v:h", options, NULL)) != -1) {
         switch (opt) {
         case 'n':
-            rc = run_set_int("SOFTMLX5_DEVICES", "--devices", optarg, 1, 8);
+            rc = run_set_int("SOFTMLX5_DEVICES", "--devices", optarg, 1, EMU_MAX_DEVICES);
             break;
         case 'p':
             rc = run_set_int("SOFTMLX5_PORTS", "--ports", optarg, 1, 2);
             break;
         case 'N':
             rc = setenv("SOFTMLX5_NAMES", optarg, 1);
+            names_given = true;
             break;
         case 'a':
             if (inet_pton(AF_INET, optarg, &in) != 1) {
@@ -146,6 +180,8 @@ int main(int argc, char **argv)
         run_usage(stderr);
         return 2;
     }
+    if (run_check_names(names_given) != 0)
+        return 2;
     if (run_library_dir(libdir, sizeof(libdir)) != 0 || run_prepend_library_path(libdir) != 0)
         return 2;
     execvp(argv[optind], &argv[optind]);

@@ -213,12 +213,17 @@ GDAKI_INLINE int prm_cqe_op_own_sw_owned(uint8_t op_own, uint64_t consumer_index
 /*
  * The same on a CQE in memory. op_own is read once through a volatile
  * pointer so a polling loop re-reads it; order the reads of the other fields
- * after it (acquire) before using them.
+ * after it (acquire) before using them. Under ThreadSanitizer, which does not
+ * model that fence, the read is itself an acquire load (gdaki_platform.h).
  */
 GDAKI_INLINE int prm_cqe_sw_owned(const struct prm_cqe64 *cqe, uint64_t consumer_index,
                                   uint32_t log_cq_size)
 {
+#if GDAKI_TSAN
+    uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+#else
     uint8_t op_own = *(const volatile uint8_t *)&cqe->op_own;
+#endif
 
     return prm_cqe_op_own_sw_owned(op_own, consumer_index, log_cq_size);
 }

@@ -88,6 +88,8 @@ enum {
 #define PRM_WQE_DS_PER_BB       (PRM_WQE_BB_SIZE / PRM_WQE_DS_SIZE)
 /* The DS field is 6 bits wide: a WQE spans at most 63 DS (1008 bytes, 16 BBs). */
 #define PRM_WQE_MAX_DS          63
+/* The largest WQE in basic blocks (63 DS round up to 16, 1024 bytes): size WQE buffers by it. */
+#define PRM_WQE_MAX_BB          16
 /* Bit 31 of an inline segment's byte count marks the segment as inline data. */
 #define PRM_WQE_INLINE_SEG_FLAG 0x80000000u
 /* The control segment index field is 16 bits: the low 16 bits of the producer counter. */
@@ -103,6 +105,8 @@ struct prm_wqe_ctrl_seg {
     gdaki_be32_t imm; /* immediate, invalidated rkey, or UMR mkey; opcode dependent */
 };
 GDAKI_STATIC_ASSERT(sizeof(struct prm_wqe_ctrl_seg) == 16, "ctrl segment is 16 bytes");
+GDAKI_STATIC_ASSERT((PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE) <= (PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE),
+                    "a WQE of PRM_WQE_MAX_DS fits PRM_WQE_MAX_BB basic blocks");
 
 /* Remote address segment: RDMA WRITE/READ and atomics. */
 struct prm_wqe_raddr_seg {

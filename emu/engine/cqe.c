@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion entries: CQE64s for send and receive work. After each CQE the
+ * loop is woken when some send queue waits on a CQ (WAIT WQEs).
+ */
+#include <endian.h>
+
+#include "engine/engine_int.h"
+#include "nic/cq.h"
+#include "nic/nic.h"
+#include "nic/qp.h"
+#include "nic/srq.h"
+#include "prm/mlx5_cqe.h"
+
+static void cqe_push(struct emu_qp *qp, struct emu_cq *cq, const struct prm_cqe64 *cqe,
+                     uint8_t op_own, bool solicited)
+{
+    struct emu_engine *e = qp->nic->engine;
+
+    emu_cq_push(cq, cqe, op_own, solicited);
+    /* Sequentially consistent: a WAIT arms itself before it reads the CQ's producer. */
+    if (__atomic_load_n(&e->waiting, __ATOMIC_SEQ_CST) > 0) {
+        __atomic_store_n(&e->wait_signal, 1, __ATOMIC_RELEASE);
+        engine_kick(e);
+    }
+}
+
+void engine_cqe_req(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, uint32_t byte_cnt)
+{
+    struct prm_cqe64 cqe;
+    uint8_t op_own = prm_cqe_fill_req(&cqe, opcode, qp->qpn, (uint16_t)wqe_index, byte_cnt, 0);
+
+    cqe_push(qp, qp->p.send_cq, &cqe, op_own, false);
+}
+
+void engine_cqe_req_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, uint8_t syndrome)
+{
+    struct prm_cqe64 cqe;
+    uint8_t op_own = prm_cqe_fill_error(&cqe, PRM_CQE_OPCODE_REQ_ERR, syndrome, 0, opcode, qp->qpn,
+                                        (uint16_t)wqe_index, 0);
+
+    cqe_push(qp, qp->p.send_cq, &cqe, op_own, true);
+}
+
+void engine_cqe_resp(struct emu_qp *qp, uint8_t opcode, uint32_t wqe_index, uint32_t byte_cnt,
+                     uint32_t imm, uint32_t src_qpn, bool solicited)
+{
+    struct prm_cqe64 cqe;
+    uint8_t op_own =
+            prm_cqe_fill_resp(&cqe, opcode, qp->qpn, (uint16_t)wqe_index, byte_cnt, imm, 0);
+
+    cqe.flags_rqpn = htobe32(src_qpn & PRM_CQE_QPN_MASK);
+    if (qp->p.srq != NULL)
+        cqe.srqn_uidx = htobe32(qp->p.srq->srqn);
+    cqe_push(qp, qp->p.recv_cq, &cqe, op_own, solicited);
+}
+
+void engine_cqe_resp_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome)
+{
+    struct prm_cqe64 cqe;
+    uint8_t op_own = prm_cqe_fill_error(&cqe, PRM_CQE_OPCODE_RESP_ERR, syndrome, 0, 0, qp->qpn,
+                                        (uint16_t)wqe_index, 0);
+
+    if (qp->p.srq != NULL)
+        cqe.srqn_uidx = htobe32(qp->p.srq->srqn);
+    cqe_push(qp, qp->p.recv_cq, &cqe, op_own, true);
+}
