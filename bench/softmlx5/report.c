@@ -29,14 +29,10 @@ static void cpu_model(char *out, size_t size)
     fclose(f);
 }
 
-/* The target as printed and written: ">=1.50", "<=1.00", "within 1.20" (both ways). */
+/* The target as printed and written: ">=1.50", "<=1.00". */
 static void target_text(char *out, size_t size, double target, int sense)
 {
-    snprintf(out, size, "%s%.2f",
-             sense == BENCH_HIGHER   ? ">="
-             : sense == BENCH_WITHIN ? "within "
-                                     : "<=",
-             target);
+    snprintf(out, size, "%s%.2f", sense == BENCH_HIGHER ? ">=" : "<=", target);
 }
 
 /* Appends one row; value, baseline and ratio are already formatted (possibly empty). */
@@ -71,9 +67,7 @@ int bench_report(const char *csv_path, const char *name, const char *unit, doubl
                  double baseline, double target, int sense)
 {
     double ratio = baseline > 0 ? value / baseline : 0;
-    int met = sense == BENCH_HIGHER   ? ratio >= target
-              : sense == BENCH_WITHIN ? ratio <= target && ratio * target >= 1.0
-                                      : ratio <= target;
+    int met = sense == BENCH_HIGHER ? ratio >= target : ratio <= target;
     char v[32], b[32], r[32], tgt[32];
 
     target_text(tgt, sizeof(tgt), target, sense);

@@ -5,12 +5,10 @@
 
 /*
  * What a target asks of the ratio value/baseline (`sense` below):
- * BENCH_LOWER <= target, BENCH_HIGHER >= target, BENCH_WITHIN between
- * 1/target and target (its figures are times: the lower is the better).
+ * BENCH_LOWER <= target, BENCH_HIGHER >= target.
  */
 #define BENCH_LOWER  0
 #define BENCH_HIGHER 1
-#define BENCH_WITHIN 2
 
 /*
  * Prints "<name>: <value> <unit> vs <baseline> <unit> (ratio R, target T)" and
@@ -38,7 +36,7 @@ struct bench_metric {
     const char *name;
     const char *unit;
     double target;
-    int sense;       /* BENCH_LOWER, BENCH_HIGHER or BENCH_WITHIN */
+    int sense;       /* BENCH_LOWER or BENCH_HIGHER */
     double value;    /* best so far, 0: none yet */
     double baseline; /* best so far, 0: none yet */
     int failed_runs; /* runs that gave no figure (an error, not noise): the metric fails */

@@ -3,11 +3,10 @@
  * bench_report for scripts (rc_pingpong_bench.sh), so that every row of
  * bench/results/softmlx5.csv is written by the same code:
  *
- *   softmlx5_report [--csv FILE] NAME UNIT higher|lower|within TARGET BASELINE VALUE
- *   softmlx5_report [--csv FILE] --failed REASON NAME UNIT higher|lower|within TARGET BASELINE
+ *   softmlx5_report [--csv FILE] NAME UNIT higher|lower TARGET BASELINE VALUE
+ *   softmlx5_report [--csv FILE] --failed REASON NAME UNIT higher|lower TARGET BASELINE
  *
- * higher: VALUE/BASELINE >= TARGET; lower: <= TARGET; within: between
- * 1/TARGET and TARGET.
+ * higher: VALUE/BASELINE >= TARGET; lower: <= TARGET.
  *
  * Prints the result line; exits 0 when the target is met, 1 otherwise, 2 on bad arguments.
  * A BASELINE of 0 (or "-") is unknown.
@@ -21,7 +20,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: softmlx5_report [--csv FILE] [--failed REASON] NAME UNIT "
-                    "higher|lower|within TARGET BASELINE [VALUE]\n");
+                    "higher|lower TARGET BASELINE [VALUE]\n");
     return 2;
 }
 
@@ -45,8 +44,6 @@ int main(int argc, char **argv)
         sense = BENCH_HIGHER;
     else if (strcmp(argv[i + 2], "lower") == 0)
         sense = BENCH_LOWER;
-    else if (strcmp(argv[i + 2], "within") == 0)
-        sense = BENCH_WITHIN;
     else
         return usage();
     if (failed)

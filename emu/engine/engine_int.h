@@ -36,7 +36,6 @@ struct emu_engine {
     int tx_stalled;           /* send queues held back by a full transmit queue (atomic) */
     int err_rqs;              /* QPs in ERR whose newly posted receives the loop flushes (atomic) */
     uint64_t last_flush_ns;   /* those last checked (rx_lock) */
-    uint64_t poll_ns;         /* a thread last polled an empty CQ (emu_engine_poll; atomic) */
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
     uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
     uint64_t last_wait_ns;    /* stalled WAITs last checked (rx_lock) */

@@ -36,14 +36,6 @@
 #define LOOP_HEARTBEAT_NS  10000000ull /* the longest sleep while any QP is connected */
 #define LOOP_ACK_HOLD_NS   200000ull   /* a held-back ACK (no EMU_WIRE_F_ACK_REQ) leaves by then */
 #define LOOP_EVENTS        32
-/*
- * A thread that polled an empty CQ this recently is spinning on it and takes
- * ready events within about a poll's time: the loop lets it, rather than
- * fight it for the receive lock on a busy CPU. Once it stops polling, the
- * loop, woken again by the same (level-triggered) events, does the work
- * itself: traffic waits at most about this long for it.
- */
-#define LOOP_POLLER_NS     5000ull
 
 extern const struct emu_wire_ops engine_wire_ops;
 
@@ -180,7 +172,6 @@ void emu_engine_poll(struct emu_nic *nic)
 
     if (e == NULL)
         return;
-    __atomic_store_n(&e->poll_ns, emu_now_ns(), __ATOMIC_RELAXED);
     if (pthread_mutex_trylock(&e->rx_lock) != 0) {
         /*
          * The loop (or another poller) is at work. The loop may have been
@@ -298,11 +289,6 @@ static void *loop_thread(void *arg)
         struct epoll_event evs[LOOP_EVENTS];
         int n = loop_wait(e, evs, loop_timeout_ns(e, busy, &idle_ns));
 
-        if (n > 0 &&
-            emu_now_ns() - __atomic_load_n(&e->poll_ns, __ATOMIC_RELAXED) < LOOP_POLLER_NS) {
-            sched_yield();
-            continue;
-        }
         pthread_mutex_lock(&e->rx_lock);
         if (n > 0)
             loop_events(e, evs, n, true);

@@ -74,7 +74,7 @@ int wire_conn_add(struct emu_wire *wire, int fd, bool tcp, const struct wire_pee
         conn->peer_ipv4 = dialed->ipv4;
         conn->peer_ep = dialed->ep;
     }
-    conn->refs = 1;        /* the wire's list */
+    conn->refs = 1; /* the wire's list */
     pthread_mutex_init(&conn->tx_lock, NULL);
     pthread_mutex_lock(&wire->lock);
     conn->next = wire->conns;

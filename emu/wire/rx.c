@@ -284,6 +284,7 @@ static enum rx_state rx_frames(struct emu_conn *conn)
 bool wire_rx(struct emu_conn *conn)
 {
     for (int reads = 0; reads < RX_BATCH; reads++) {
+        bool drained = false;
         enum rx_state r;
 
         if (conn->roff == conn->rlen) {
@@ -305,11 +306,13 @@ bool wire_rx(struct emu_conn *conn)
             if (n < 0)
                 break;
             conn->rlen += (size_t)n;
+            /* A short read took all there was: no second call just to hear EAGAIN. */
+            drained = (size_t)n < RX_CHUNK;
         }
         r = rx_frames(conn);
         if (r == RX_DROP)
             return false;
-        if (r == RX_EMPTY)
+        if (r == RX_EMPTY || (drained && r == RX_MORE && !conn->rx.active))
             break;
     }
     conn->wire->cfg.ops->batch_end(conn);

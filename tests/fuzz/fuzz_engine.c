@@ -45,15 +45,19 @@
  *   0x80-0x8f  (b & 0x0f) + 1 raw basic blocks at the cursor (64 bytes each)
  *   0x90-0x9f  a doorbell: producer = the cursor (b & 0x0f 0), the cursor +
  *              (int8) next byte (1), the next two bytes (2), the cursor + 64
- *              x (next byte & 3) (3: whole rings ahead), the last one again (4)
+ *              x (next byte & 3) (3: whole rings ahead), the last one again (4);
+ *              what the doorbells of an input publish is bounded (ENG_BUDGET:
+ *              a producer past it is brought back within, or not rung)
  *   0xa0-0xaf  cursor += (int8) next byte
- *   0xb0-0xbf  a transition for the second thread, after the next byte x 4 us
- *              (from the one before): b & 7: 0 A to ERR, 1 A to RESET, 2 A to
- *              RESET and up, 3 A RTS to RTS, 4 B to ERR, 5 B to RESET and up,
- *              6 A to ERR, RESET and up, 7 A up if in RESET
+ *   0xb0-0xbf  a transition for the second thread (16 an input at most),
+ *              the next byte's count of us after the one before: b & 7: 0 A
+ *              to ERR, 1 A to RESET, 2 A to RESET and up, 3 A RTS to RTS, 4 B
+ *              to ERR, 5 B to RESET and up, 6 A to ERR, RESET and up, 7 A up
+ *              if in RESET
  *   0xc0-0xcf  sleep (b & 0x0f) x 20 us (0: yield)
  *   0xd0-0xdf  poll the CQs      0xe0-0xef  post (b & 0x0f) + 1 receives to B
- *   0xf0-0xff  wait until the device settled
+ *   0xf0-0xff  wait until the device settled (sleeps and waits: ENG_SETTLE_NS
+ *              an input in all)
  *
  * Besides the sanitizers' findings, an input aborts when: A's consumer
  * passed its producer (qp->sq_consumer against qp->sq_posted, under
@@ -61,14 +65,19 @@
  * than reads in flight; there are more send completions than WQEs
  * published or receive completions than receives posted, or completions
  * of a kind no WQE asked for; A is in RTS with WQEs published, none
- * outstanding, nothing to wait for and the requester stopped (a lost
- * doorbell), or requests stay outstanding a second past the last event;
+ * outstanding, nothing to wait for and nothing moving for ENG_STUCK_NS
+ * (lost-doorbell), or requests outstanding with nothing moving (no
+ * response, resend or failure) that long, well past the retry timeout
+ * (dead-timer);
  * the process's CPU time keeps climbing once the device settled (checked
  * on the first input and every 32nd); a RESET, a transition or the
  * settling does not return (watchdog); after RESET the QPs or the engine
  * still count work; or a frame softmlx5 sent was rejected by softmlx5 in
  * an input that reset no QP (both ends are the device: a rejection is a
- * frame it should never have sent).
+ * frame it should never have sent). Findings already reported can be
+ * looked past in long runs with SOFTMLX5_FUZZ_TOLERATE=<id>[,<id>]
+ * (softmlx5_harness.h: reads-underflow, lost-doorbell, dead-timer,
+ * dead-timer-live, spin).
  *
  * Seeds: SOFTMLX5_FUZZ_SEEDS=DIR fuzz_engine X writes them to DIR (WQEs
  * built with the PRM helpers of include/device/prm/mlx5_wqe.h; each one is
@@ -77,14 +86,18 @@
  * tests/fuzz/corpus/engine. SOFTMLX5_FUZZ_VERBOSE=1 prints what each input
  * did.
  */
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "fuzz.h"
@@ -94,6 +107,7 @@
 #include "prm/prm_qp.h"
 #include "softmlx5_harness.h"
 #include "wire/wire.h"
+#include "wire/wire_int.h"
 
 #define ENG_LOG_SQ      6 /* A's send queue: 64 basic blocks, 4096 bytes */
 #define ENG_SQ_BBS      (1u << ENG_LOG_SQ)
@@ -108,12 +122,20 @@
 #define ENG_CQ_B        4096
 #define ENG_B_RECVS     64
 #define ENG_RECV_LEN    0x400u
-#define ENG_MAX_OPS     32
-#define ENG_RETRY_MS    30
-/* Settling: the usual bound, and how long outstanding requests may last at most. */
-#define ENG_SETTLE_NS   200000000ull
-#define ENG_LIVE_NS     1000000000ull
+#define ENG_MAX_OPS     16
+#define ENG_RETRY_MS    10
+/* Settling: this long while the device works; nothing moving for ENG_STUCK_NS (past the retry
+ * timeout) is stuck. */
+#define ENG_SETTLE_NS   60000000ull
+#define ENG_STUCK_NS    80000000ull
 #define ENG_WATCHDOG_NS 10000000000ull
+/*
+ * Basic blocks the doorbells of one input may publish (32 rings): each is
+ * executed, a few tens of microseconds apiece under ASan with traffic. The
+ * 16-bit producer's wrap (65536 published) is beyond it; a run can raise it
+ * with SOFTMLX5_FUZZ_ENGINE_BUDGET (at most 2^20).
+ */
+#define ENG_BUDGET      2048u
 
 /* A transition the second thread performs. */
 struct eng_op {
@@ -139,6 +161,8 @@ static struct {
     struct sm5h_conn ca, cb;
     uint32_t cursor, last_producer;
     uint64_t wqe_bound; /* WQEs the doorbells can have published, at most */
+    uint64_t budget;    /* basic blocks an input may publish (ENG_BUDGET, or the environment's) */
+    uint64_t waited_ns; /* in the waits and sleeps the input asked for */
     int b_recvs;        /* receives posted to B (atomic: the second thread posts too) */
     int send_cqes, ok_send, recv_cqes, ok_recv;
     bool reset_seen; /* the input reset a QP (the rejection check does not apply) */
@@ -314,7 +338,11 @@ static int eng_to(struct ibv_qp *qp, uint8_t to)
     from = sm5h_qp_state(qp);
     if (from == to)
         return 0;
-    return emu_engine_qp_modify(sm5h_emu_qp(qp), from, to, NULL);
+    if (emu_engine_qp_modify(sm5h_emu_qp(qp), from, to, NULL) != 0)
+        return EINVAL;
+    if (to == PRM_QP_STATE_RST)
+        sm5h_sw_reset(qp);
+    return 0;
 }
 
 /* RESET (when not there) and up to RTS; a transition the device refused is no finding. */
@@ -414,77 +442,226 @@ static void *eng_t2_main(void *arg)
 
 /* ---- the device settling ---- */
 
+static uint32_t eng_cq_producer(struct ibv_cq *ibcq)
+{
+    struct emu_cq *cq = (struct emu_cq *)ibcq;
+    uint32_t p;
+
+    pthread_mutex_lock(&cq->lock);
+    p = cq->producer;
+    pthread_mutex_unlock(&cq->lock);
+    return p;
+}
+
 enum eng_settle { ENG_BUSY, ENG_SETTLED, ENG_STALLED };
 
-/* A is done with what was published, or waits for something that legitimately may not come. */
-static enum eng_settle eng_settled(void)
+/* What moves while the device works on A's queue: unchanged, nothing happened. */
+struct eng_progress {
+    uint32_t consumer, posted, head, tail, next_psn, expected, produced;
+    uint64_t wire_bytes; /* in the device's sockets and transmit queues */
+    uint8_t state;
+};
+
+/* Bytes the device's connections hold, unread or waiting to be sent (a frame in progress: 1). */
+static uint64_t eng_wire_bytes(void)
+{
+    struct emu_wire *wire = fe.e->wire;
+    uint64_t bytes = 0;
+
+    pthread_mutex_lock(&wire->lock);
+    for (struct emu_conn *c = wire->conns; c != NULL; c = c->next) {
+        int n = 0;
+
+        if (ioctl(c->fd, FIONREAD, &n) == 0 && n > 0)
+            bytes += (uint64_t)n;
+        bytes += __atomic_load_n(&c->tx_bytes, __ATOMIC_RELAXED);
+        bytes += c->rlen != c->roff || c->rx.active;
+    }
+    pthread_mutex_unlock(&wire->lock);
+    return bytes;
+}
+
+/*
+ * A is done with what was published, or waits for something that may
+ * legitimately never come (a WAIT, a state that does not send), or is
+ * stalled: in RTS with WQEs published, nothing outstanding and nothing to
+ * wait for (it should be running).
+ */
+static enum eng_settle eng_settled(struct eng_progress *g)
 {
     struct emu_qp *qp = fe.a;
     enum eng_settle r = ENG_BUSY;
 
     pthread_mutex_lock(&qp->lock);
-    if (qp->state == PRM_QP_STATE_RST || qp->pending_head == qp->pending_tail) {
+    g->consumer = qp->sq_consumer;
+    g->posted = qp->sq_posted;
+    g->head = qp->pending_head;
+    g->tail = qp->pending_tail;
+    g->next_psn = qp->next_psn;
+    g->state = qp->state;
+    if (qp->reads_in_flight > qp->pending_tail - qp->pending_head) {
+        /* Reported by eng_check_a (reads-underflow); the requester waits on it for good. */
+        r = ENG_SETTLED;
+    } else if (qp->state == PRM_QP_STATE_RST || qp->pending_head == qp->pending_tail) {
         if (qp->state == PRM_QP_STATE_RST || qp->sq_consumer == qp->sq_posted || qp->wait_active ||
             qp->state == PRM_QP_STATE_INIT || qp->state == PRM_QP_STATE_RTR)
             r = ENG_SETTLED;
         else if (qp->state == PRM_QP_STATE_RTS && qp->rnr_resume_ns == 0 && !qp->tx_stalled &&
                  !qp->sq_rerun)
-            r = ENG_STALLED; /* nothing outstanding, nothing to wait for: it should run */
+            r = ENG_STALLED;
     }
     pthread_mutex_unlock(&qp->lock);
+    pthread_mutex_lock(&fe.b->lock);
+    g->expected = fe.b->expected_psn;
+    pthread_mutex_unlock(&fe.b->lock);
+    g->produced = eng_cq_producer(fe.cqa);
+    /* Settled is the whole device idle: B done with what A sent, its answers in. */
+    g->wire_bytes = eng_wire_bytes();
+    if (r == ENG_SETTLED && g->wire_bytes != 0)
+        r = ENG_BUSY;
     return r;
 }
 
-static void eng_settle(bool final)
+/*
+ * Waits for A to settle, polling the CQs, ENG_SETTLE_NS at most while
+ * it keeps moving (then the input ends anyway: it is bounded). The final wait also judges what it
+ * saw: stalled without any progress for ENG_STUCK_NS is a lost doorbell; requests outstanding
+ * without any progress (no response, no retry, no failure) for ENG_STUCK_NS, well past the retry
+ * timeout, are a dead timer.
+ */
+static bool eng_settle(bool final)
 {
-    uint64_t start = sm5h_now_ns(), limit = final ? ENG_LIVE_NS : ENG_SETTLE_NS;
-    enum eng_settle r = ENG_BUSY;
+    uint64_t start = sm5h_now_ns(), moved = start;
+    struct eng_progress g, last;
+    enum eng_settle r;
     unsigned int us = 5;
 
-    eng_wd_arm(0, "settling");
-    for (;;) {
-        uint64_t now = sm5h_now_ns();
+    /* Waits the input asks for (record 0xf0) share one bound, ENG_SETTLE_NS an input. */
+    if (!final && fe.waited_ns >= ENG_SETTLE_NS)
+        return false;
 
-        eng_poll();
-        eng_check_a("settling");
-        r = eng_settled();
-        if (r == ENG_SETTLED || now - start > limit)
-            break;
-        /* A stalled requester gets the settling bound to prove it is not just slow. */
-        if (r == ENG_STALLED && now - start > ENG_SETTLE_NS)
-            break;
+    eng_wd_arm(0, "settling");
+    eng_poll();
+    r = eng_settled(&last);
+    while (r != ENG_SETTLED) {
+        uint64_t now;
+
         sm5h_sleep_us(us);
         if (us < 1000)
             us *= 2;
+        eng_poll();
+        eng_check_a("settling");
+        r = eng_settled(&g);
+        now = sm5h_now_ns();
+        if (memcmp(&g, &last, sizeof(g)) != 0) {
+            last = g;
+            moved = now;
+        }
+        /* Still moving after ENG_SETTLE_NS: enough (bounded); not moving: judged at ENG_STUCK_NS.
+         */
+        if (r == ENG_SETTLED || now - moved > ENG_STUCK_NS ||
+            (!final && fe.waited_ns + (now - start) >= ENG_SETTLE_NS) ||
+            (now - start > ENG_SETTLE_NS && now - moved < 5000000ull))
+            break;
     }
     eng_wd_disarm(0);
     if (!final)
-        return;
+        fe.waited_ns += sm5h_now_ns() - start;
+    if (!final || r == ENG_SETTLED || sm5h_now_ns() - moved <= ENG_STUCK_NS)
+        return r == ENG_SETTLED;
     if (r == ENG_STALLED) {
-        struct emu_qp *qp = fe.a;
+        const struct prm_wqe_ctrl_seg *ctrl = prm_wqe_slot(fe.ring, g.consumer, ENG_LOG_SQ);
 
-        sm5h_die("fuzz_engine: lost doorbell: A is in RTS with send WQEs published up to %u, the "
-                 "requester stopped at %u, nothing outstanding and nothing to wait for",
-                 qp->sq_posted, qp->sq_consumer);
-    }
-    if (r == ENG_BUSY) {
+        sm5h_finding("lost-doorbell",
+                     "fuzz_engine: lost doorbell: A is in RTS with send WQEs published up to %u, "
+                     "the requester stopped at %u (WQE there: opcode 0x%x, DS %u, fm_ce_se "
+                     "0x%x), nothing outstanding, nothing to wait for, nothing moved for %llu ms",
+                     g.posted, g.consumer, be32toh(ctrl->opmod_idx_opcode) & 0xff,
+                     be32toh(ctrl->qpn_ds) & 0x3f, ctrl->fm_ce_se,
+                     (unsigned long long)(ENG_STUCK_NS / 1000000));
+    } else if (g.state != PRM_QP_STATE_RST && g.head != g.tail) {
         struct emu_qp *qp = fe.a;
+        char head[256];
 
-        if (qp->pending_head != qp->pending_tail && qp->state != PRM_QP_STATE_RST &&
-            qp->rnr_resume_ns == 0)
-            sm5h_die("fuzz_engine: A (state %u) still has %u requests outstanding %llu ms after "
-                     "the input (retry timeout %u ms): none answered, none failed",
-                     qp->state, qp->pending_tail - qp->pending_head,
-                     (unsigned long long)(ENG_LIVE_NS / 1000000), ENG_RETRY_MS);
+        pthread_mutex_lock(&qp->lock);
+        if (qp->pending_head != qp->pending_tail) {
+            const struct emu_pending *e = &qp->pending[qp->pending_head & (qp->pending_size - 1)];
+
+            snprintf(head, sizeof(head),
+                     "; the oldest: PSN 0x%x opcode 0x%x %s%s, deadline %+lld ms; %u reads in "
+                     "flight, %u retries left, resend %s",
+                     e->psn, e->opcode, e->done ? "done" : "not done",
+                     e->needs_response ? ", awaits data" : "",
+                     (long long)((int64_t)(e->deadline_ns - sm5h_now_ns()) / 1000000),
+                     qp->reads_in_flight, qp->retries_left,
+                     qp->rnr_resume_ns != 0 ? "due" : "not due");
+        } else {
+            head[0] = '\0';
+        }
+        pthread_mutex_unlock(&qp->lock);
+        /* In ERR: requests the requester sent as the QP went there (known); else new. */
+        sm5h_finding(g.state == PRM_QP_STATE_ERR ? "dead-timer" : "dead-timer-live",
+                     "fuzz_engine: A (state %u) has %u requests outstanding and nothing moved for "
+                     "%llu ms (retry timeout %u ms): none answered, none resent, none failed%s",
+                     g.state, g.tail - g.head, (unsigned long long)(ENG_STUCK_NS / 1000000),
+                     ENG_RETRY_MS, head);
     }
+    return false;
+}
+
+/* CPU time of each thread of the process (/proc/self/task/<tid>/schedstat, ns) and its name. */
+struct eng_task {
+    int tid;
+    uint64_t ns;
+    char name[32];
+};
+
+static int eng_tasks(struct eng_task *t, int max)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *de;
+    int n = 0;
+
+    while (d != NULL && n < max && (de = readdir(d)) != NULL) {
+        char path[64];
+        FILE *f;
+
+        if (de->d_name[0] == '.')
+            continue;
+        t[n].tid = atoi(de->d_name);
+        t[n].ns = 0;
+        snprintf(t[n].name, sizeof(t[n].name), "?");
+        snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", t[n].tid);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%" SCNu64, &t[n].ns) != 1)
+                t[n].ns = 0;
+            fclose(f);
+        }
+        snprintf(path, sizeof(path), "/proc/self/task/%d/comm", t[n].tid);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fgets(t[n].name, sizeof(t[n].name), f) != NULL)
+                t[n].name[strcspn(t[n].name, "\n")] = '\0';
+            fclose(f);
+        }
+        n++;
+    }
+    if (d != NULL)
+        closedir(d);
+    return n;
 }
 
 /* Settled means idle: the process's CPU time must not climb (no thread spins). */
 static void eng_check_cpu(void)
 {
+    struct eng_task before[64], after[64];
+    char who[512] = "";
+    int nb = 0, na;
+
     for (int attempt = 0; attempt < 3; attempt++) {
         uint64_t cpu0 = sm5h_cpu_ns(), t0 = sm5h_now_ns(), cpu, wall;
 
+        if (attempt == 2)
+            nb = eng_tasks(before, 64);
         sm5h_sleep_us(attempt == 0 ? 5000 : 20000);
         cpu = sm5h_cpu_ns() - cpu0;
         wall = sm5h_now_ns() - t0;
@@ -493,8 +670,21 @@ static void eng_check_cpu(void)
         eng_log("  %llu us of CPU in %llu us settled\n", (unsigned long long)(cpu / 1000),
                 (unsigned long long)(wall / 1000));
     }
-    sm5h_die("fuzz_engine: the device settled, yet the process keeps using over 60%% of a CPU "
-             "(a thread spins)");
+    /* Who: the threads that ran in the last window. */
+    na = eng_tasks(after, 64);
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++)
+            if (after[i].tid == before[j].tid && after[i].ns - before[j].ns > 2000000) {
+                size_t len = strlen(who);
+
+                snprintf(who + len, sizeof(who) - len, " %s (tid %d%s): %llu us;", after[i].name,
+                         after[i].tid, after[i].tid == getpid() ? ", main" : "",
+                         (unsigned long long)((after[i].ns - before[j].ns) / 1000));
+            }
+    sm5h_finding("spin",
+                 "fuzz_engine: the device settled, yet the process keeps using over 60%% of a "
+                 "CPU (a thread spins); in 20 ms:%s",
+                 who);
 }
 
 /* ---- the ring ---- */
@@ -547,23 +737,21 @@ static uint64_t eng_iova(uint32_t sel, bool remote)
     }
 }
 
-static uint32_t eng_cq_producer(struct ibv_cq *ibcq)
-{
-    struct emu_cq *cq = (struct emu_cq *)ibcq;
-    uint32_t p;
-
-    pthread_mutex_lock(&cq->lock);
-    p = cq->producer;
-    pthread_mutex_unlock(&cq->lock);
-    return p;
-}
-
 static const uint8_t eng_opcodes[15] = {
-        PRM_WQE_OPCODE_NOP,       PRM_WQE_OPCODE_RDMA_WRITE,      PRM_WQE_OPCODE_RDMA_WRITE_IMM,
-        PRM_WQE_OPCODE_SEND,      PRM_WQE_OPCODE_SEND_IMM,        PRM_WQE_OPCODE_RDMA_READ,
-        PRM_WQE_OPCODE_ATOMIC_CS, PRM_WQE_OPCODE_ATOMIC_FA,       PRM_WQE_OPCODE_ATOMIC_MASKED_CS,
-        PRM_WQE_OPCODE_ATOMIC_MASKED_CS, PRM_WQE_OPCODE_ATOMIC_MASKED_FA,
-        PRM_WQE_OPCODE_ATOMIC_MASKED_FA, PRM_WQE_OPCODE_WAIT, PRM_WQE_OPCODE_DUMP,
+        PRM_WQE_OPCODE_NOP,
+        PRM_WQE_OPCODE_RDMA_WRITE,
+        PRM_WQE_OPCODE_RDMA_WRITE_IMM,
+        PRM_WQE_OPCODE_SEND,
+        PRM_WQE_OPCODE_SEND_IMM,
+        PRM_WQE_OPCODE_RDMA_READ,
+        PRM_WQE_OPCODE_ATOMIC_CS,
+        PRM_WQE_OPCODE_ATOMIC_FA,
+        PRM_WQE_OPCODE_ATOMIC_MASKED_CS,
+        PRM_WQE_OPCODE_ATOMIC_MASKED_CS,
+        PRM_WQE_OPCODE_ATOMIC_MASKED_FA,
+        PRM_WQE_OPCODE_ATOMIC_MASKED_FA,
+        PRM_WQE_OPCODE_WAIT,
+        PRM_WQE_OPCODE_DUMP,
         PRM_WQE_OPCODE_RDMA_WRITE,
 };
 
@@ -573,9 +761,9 @@ static void eng_wqe(struct eng_rd *r, uint8_t b)
     uint8_t buf[PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE];
     uint8_t sel = b & 0x0f, x = (b & 0x40) ? rd_u8(r) : 0;
     uint8_t opcode, opmod = 0, lenb = 0, dsb = 0, offb = 0;
-    uint8_t fm_ce_se = (uint8_t)(((b & 0x10) ? PRM_WQE_CTRL_CQ_UPDATE : 0) |
-                                 ((b & 0x20) ? PRM_WQE_CTRL_FM_SMALL_AND_FENCE : 0) |
-                                 PRM_WQE_CTRL_SOLICITED);
+    uint8_t fm_ce_se =
+            (uint8_t)(((b & 0x10) ? PRM_WQE_CTRL_CQ_UPDATE : 0) |
+                      ((b & 0x20) ? PRM_WQE_CTRL_FM_SMALL_AND_FENCE : 0) | PRM_WQE_CTRL_SOLICITED);
     uint32_t off = sizeof(struct prm_wqe_ctrl_seg), len = 64, size = 0, ds;
     uint64_t loff, roff;
     bool atomic, inl = sel == 14;
@@ -607,8 +795,7 @@ static void eng_wqe(struct eng_rd *r, uint8_t b)
         len = 16;
     if (opcode == PRM_WQE_OPCODE_WAIT) {
         struct ibv_cq *cq = (x & 0x10) && (lenb >> 6) == 1 ? fe.cqb : fe.cqa;
-        uint32_t cqn = (x & 0x10) && (lenb >> 6) == 2 ? ENG_BOGUS_CQN
-                                                       : ((struct emu_cq *)cq)->cqn;
+        uint32_t cqn = (x & 0x10) && (lenb >> 6) == 2 ? ENG_BOGUS_CQN : ((struct emu_cq *)cq)->cqn;
         int32_t delta = (x & 0x10) ? (int8_t)(uint8_t)(lenb << 2) >> 2 : 1;
 
         prm_wqe_set_wait_seg((void *)(buf + off), cqn,
@@ -680,9 +867,19 @@ static void eng_wqe(struct eng_rd *r, uint8_t b)
 static void eng_doorbell(uint32_t producer)
 {
     uint32_t p = producer & 0xffff, inc = (p - fe.last_producer) & 0xffff;
-
     /* Since the last doorbell the QP may have been reset (its producer back to 0). */
-    fe.wqe_bound += inc > p ? inc : p;
+    uint32_t cost = inc > p ? inc : p;
+
+    /* Within the input's budget of published basic blocks: each one is executed. */
+    if (fe.wqe_bound + cost > fe.budget) {
+        uint32_t room = (uint32_t)(fe.budget - fe.wqe_bound), k = inc < room ? inc : room;
+
+        p = (fe.last_producer + k) & 0xffff;
+        cost = k > p ? k : p;
+        if (fe.wqe_bound + cost > fe.budget)
+            return;
+    }
+    fe.wqe_bound += cost;
     fe.last_producer = p;
     __atomic_store_n((uint32_t *)fe.a->p.dbrec + 1, htobe32(p), __ATOMIC_RELEASE);
     emu_engine_sq_doorbell(fe.a, p);
@@ -765,17 +962,19 @@ static void eng_record(struct eng_rd *r, bool collect)
     case 0xb:
         v = rd_u8(r);
         if (collect && fe.nops < ENG_MAX_OPS) {
-            fe.ops[fe.nops++] = (struct eng_op){(uint8_t)(b & 7), v * 4u};
+            fe.ops[fe.nops++] = (struct eng_op){(uint8_t)(b & 7), v};
             if ((b & 7) == 1 || (b & 7) == 2 || (b & 7) == 5 || (b & 7) == 6)
                 fe.reset_seen = true;
         }
         break;
     case 0xc:
         if (!collect) {
-            if ((b & 0x0f) == 0)
+            if ((b & 0x0f) == 0) {
                 sched_yield();
-            else
+            } else if (fe.waited_ns < ENG_SETTLE_NS) {
                 eng_delay((b & 0x0fu) * 20u);
+                fe.waited_ns += (b & 0x0fu) * 20000ull;
+            }
         }
         break;
     case 0xd:
@@ -810,8 +1009,7 @@ static void eng_reset_both(void)
         pthread_mutex_lock(&qp->lock);
         clean &= qp->sq_posted == 0 && qp->sq_consumer == 0 &&
                  qp->pending_head == qp->pending_tail && qp->reads_in_flight == 0 &&
-                 !qp->wait_active && !qp->tx_stalled && !qp->rq_err_watch &&
-                 qp->rnr_resume_ns == 0;
+                 !qp->wait_active && !qp->tx_stalled && !qp->rq_err_watch && qp->rnr_resume_ns == 0;
         pthread_mutex_unlock(&qp->lock);
     }
     if (!clean || __atomic_load_n(&e->inflight, __ATOMIC_RELAXED) != 0 ||
@@ -847,6 +1045,7 @@ static void eng_begin(uint8_t cfg)
     fe.cb.sq_psn = 0x300;
     fe.cursor = fe.last_producer = 0;
     fe.wqe_bound = 0;
+    fe.waited_ns = 0;
     fe.b_recvs = 0;
     fe.send_cqes = fe.ok_send = fe.recv_cqes = fe.ok_recv = 0;
     fe.reset_seen = false;
@@ -863,7 +1062,7 @@ static void eng_begin(uint8_t cfg)
 
 static void eng_end(void)
 {
-    uint64_t rejected;
+    uint64_t rejected, t0 = sm5h_now_ns(), t1, t2;
 
     eng_wd_arm(0, "the second thread's transitions");
     pthread_mutex_lock(&fe.t2_lock);
@@ -871,22 +1070,25 @@ static void eng_end(void)
         pthread_cond_wait(&fe.t2_cond, &fe.t2_lock);
     pthread_mutex_unlock(&fe.t2_lock);
     eng_wd_disarm(0);
-    eng_settle(true);
-    if (fe.inputs % 32 == 0)
+    t1 = sm5h_now_ns();
+    if (eng_settle(true) && fe.inputs % 32 == 0)
         eng_check_cpu();
+    t2 = sm5h_now_ns();
     eng_poll();
     rejected = emu_wire_rejected(fe.e->wire);
     eng_log("  end: %d/%d send completions ok (at most %llu WQEs), %d/%d receives ok of %d, "
             "A in state %u, %llu frames rejected\n",
-            fe.ok_send, fe.send_cqes, (unsigned long long)fe.wqe_bound, fe.ok_recv,
-            fe.recv_cqes, fe.b_recvs, sm5h_qp_state(fe.iba),
-            (unsigned long long)(rejected - fe.rejected));
+            fe.ok_send, fe.send_cqes, (unsigned long long)fe.wqe_bound, fe.ok_recv, fe.recv_cqes,
+            fe.b_recvs, sm5h_qp_state(fe.iba), (unsigned long long)(rejected - fe.rejected));
     if (rejected != fe.rejected && !fe.reset_seen)
         sm5h_die("fuzz_engine: softmlx5 rejected %llu frame(s) that softmlx5 sent (the device "
                  "talks to itself; no QP was reset)",
                  (unsigned long long)(rejected - fe.rejected));
     eng_reset_both();
     eng_poll();
+    eng_log("  took: %llu us for the transitions, %llu us settling, %llu us to reset\n",
+            (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000,
+            (unsigned long long)(sm5h_now_ns() - t2) / 1000);
 }
 
 static void eng_run(const uint8_t *data, size_t size)
@@ -916,6 +1118,12 @@ static int eng_setup(void)
     if (fe.state != 0)
         return fe.state == 1 ? 0 : fe.state;
     fe.verbose = getenv("SOFTMLX5_FUZZ_VERBOSE") != NULL;
+    fe.budget = ENG_BUDGET;
+    if (getenv("SOFTMLX5_FUZZ_ENGINE_BUDGET") != NULL) {
+        fe.budget = strtoull(getenv("SOFTMLX5_FUZZ_ENGINE_BUDGET"), NULL, 0);
+        if (fe.budget == 0 || fe.budget > (1u << 20))
+            fe.budget = ENG_BUDGET;
+    }
     rc = sm5h_open(&fe.dev, ENG_RETRY_MS);
     if (rc != 0) {
         fe.state = rc;
@@ -938,8 +1146,8 @@ static int eng_setup(void)
     fe.a = sm5h_emu_qp(fe.iba);
     fe.b = sm5h_emu_qp(fe.ibb);
     if (fe.a->p.log_sq_size != ENG_LOG_SQ)
-        sm5h_die("fuzz_engine: A's send queue has 2^%u basic blocks, not 2^%u",
-                 fe.a->p.log_sq_size, ENG_LOG_SQ);
+        sm5h_die("fuzz_engine: A's send queue has 2^%u basic blocks, not 2^%u", fe.a->p.log_sq_size,
+                 ENG_LOG_SQ);
     fe.ring = (uint8_t *)emu_qp_sq_base(fe.a);
     pthread_mutex_init(&fe.t2_lock, NULL);
     pthread_cond_init(&fe.t2_cond, NULL);
@@ -977,8 +1185,8 @@ static void seed_u8(struct eng_seed *s, uint8_t v)
 static void seed_raw(struct eng_seed *s, uint8_t *wqe, uint32_t at, uint8_t opcode, uint8_t opmod,
                      uint8_t fm_ce_se, uint32_t ds, uint32_t bbs)
 {
-    prm_wqe_set_ctrl_seg((void *)wqe, (uint16_t)at, opcode, opmod, fe.a->qpn, fm_ce_se,
-                         (uint8_t)ds, 0, 0);
+    prm_wqe_set_ctrl_seg((void *)wqe, (uint16_t)at, opcode, opmod, fe.a->qpn, fm_ce_se, (uint8_t)ds,
+                         0, 0);
     seed_u8(s, (uint8_t)(0x80 | (bbs - 1)));
     seed_put(s, wqe, bbs * PRM_WQE_BB_SIZE);
 }
@@ -994,8 +1202,9 @@ static void eng_write_seeds(const char *dir)
     uint32_t ds;
     int n = 0;
 
-#define SEED(nm, send, recv) (s = &seeds[n++], s->name = (nm), s->ok_send = (send), s->ok_recv = (recv))
-#define CLEAR()              memset(w, 0, sizeof(w))
+#define SEED(nm, send, recv) \
+    (s = &seeds[n++], s->name = (nm), s->ok_send = (send), s->ok_recv = (recv))
+#define CLEAR() memset(w, 0, sizeof(w))
     SEED("nop", 1, 0);
     seed_u8(s, 0x00);
     CLEAR();

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi/verbs_int.h"
 #include "engine/engine.h"
 #include "prm/prm_qp.h"
 
@@ -234,6 +235,20 @@ void sm5h_emu_attr(const struct sm5h_conn *c, struct emu_qp_attr *a)
     a->retry_count = c->retry_cnt;
     a->rnr_retry = c->rnr_retry;
     a->max_rd_atomic = c->max_rd_atomic;
+}
+
+void sm5h_sw_reset(struct ibv_qp *ibqp)
+{
+    struct emu_qp *qp = sm5h_emu_qp(ibqp);
+
+    pthread_mutex_lock(&qp->post_lock);
+    emu_verbs_cq_clean(qp->p.send_cq, qp->qpn);
+    if (qp->p.recv_cq != qp->p.send_cq)
+        emu_verbs_cq_clean(qp->p.recv_cq, qp->qpn);
+    qp->sq_producer = qp->sq_tail = 0;
+    qp->rq_producer = qp->rq_tail = 0;
+    memset((void *)qp->p.dbrec, 0, 8);
+    pthread_mutex_unlock(&qp->post_lock);
 }
 
 int sm5h_emu_up(struct ibv_qp *ibqp, const struct sm5h_conn *c)

@@ -82,10 +82,19 @@ int sm5h_qp_to(struct ibv_qp *qp, enum ibv_qp_state to);
 /* The attributes sm5h_qp_up gives, as emu_engine_qp_modify takes them. */
 void sm5h_emu_attr(const struct sm5h_conn *c, struct emu_qp_attr *a);
 
+/*
+ * After a RESET made with emu_engine_qp_modify (as by a DevX command), what
+ * software then does, and ibv_modify_qp does for its callers: the QP's
+ * completions not polled yet dropped, its ring indices and doorbell record
+ * back to 0.
+ */
+void sm5h_sw_reset(struct ibv_qp *qp);
+
 /* Moves the QP along RESET -> INIT -> RTR -> RTS with emu_engine_qp_modify; errno-style. */
 int sm5h_emu_up(struct ibv_qp *qp, const struct sm5h_conn *c);
 
-/* Polls cq empty; calls count(qpn, wc, arg) for each completion (may be NULL). Returns the count. */
+/* Polls cq empty; calls count(qpn, wc, arg) for each completion (may be NULL). Returns the count.
+ */
 int sm5h_drain_cq(struct ibv_cq *cq, void (*count)(const struct ibv_wc *wc, void *arg), void *arg);
 
 /* Monotonic wall time and the process's CPU time, in nanoseconds. */
