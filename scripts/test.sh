@@ -24,7 +24,8 @@ tsan_skip=(
     # (include/device/gdaki_sync.h gdaki_store_wqe, from gdaki_put) that the device's thread
     # read before (emu/engine/requester.c engine_wqe_fetch), and TSan sees no order between
     # the two (the slot-free check is gdaki_sq_wait_slots / gdaki_cq_poll_one_at).
-    test_dp_cpu_share_cta test_dp_cpu_share_gpu test_dp_cpu_collapsed
+    # share_exclusive, one thread on the same wrapping ring, failed once in 12 runs.
+    test_dp_cpu_share_cta test_dp_cpu_share_gpu test_dp_cpu_collapsed test_dp_cpu_share_exclusive
     # The engine fuzz target's checker reads qp->sq_consumer under the QP's lock while the
     # requester writes it after dropping that lock (emu/engine/requester.c sq_exec_one, the
     # QP-in-ERR flush).

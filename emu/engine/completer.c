@@ -56,13 +56,26 @@ static uint8_t completer_local(struct emu_qp *qp, const struct emu_pending *e, u
 }
 
 /* A read or atomic is answered (qp->lock held): done, with syndrome when its data went nowhere. */
+/*
+ * The retry counters start again only when the oldest request is answered:
+ * answers to later ones alone (a responder acknowledging writes behind a
+ * read or atomic it does not answer) must not keep that one retrying forever.
+ */
+static void completer_progress(struct emu_qp *qp)
+{
+    if (qp->pending_head == qp->pending_tail ||
+        qp->pending[qp->pending_head & (qp->pending_size - 1)].done) {
+        qp->rnr_retries_left = qp->attr.rnr_retry;
+        qp->retries_left = qp->attr.retry_count;
+    }
+}
+
 static void completer_answered(struct emu_qp *qp, struct emu_pending *e, uint8_t syndrome)
 {
     e->done = true;
     e->syndrome = syndrome;
     qp->reads_in_flight--;
-    qp->rnr_retries_left = qp->attr.rnr_retry;
-    qp->retries_left = qp->attr.retry_count;
+    completer_progress(qp);
 }
 
 static void completer_nak(struct emu_qp *qp, struct emu_pending *e, const struct emu_wire_hdr *h)
@@ -157,8 +170,7 @@ int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_w
             if (!p->needs_response && !p->done && (int32_t)(p->psn - psn) <= 0)
                 p->done = true;
         }
-        qp->rnr_retries_left = qp->attr.rnr_retry;
-        qp->retries_left = qp->attr.retry_count;
+        completer_progress(qp);
         break;
     case EMU_WIRE_READ_RESP:
     case EMU_WIRE_ATOMIC_RESP:

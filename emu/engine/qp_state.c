@@ -44,6 +44,7 @@ static void qp_reset(struct emu_qp *qp)
     qp->reads_in_flight = 0;
     qp->rnr_resume_ns = 0;
     qp->resp_discard = false;
+    qp->last_atomic.valid = false;
     engine_wait_arm(qp, false);
     if (qp->tx_stalled) {
         qp->tx_stalled = false;

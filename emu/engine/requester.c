@@ -153,6 +153,19 @@ static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index,
     return e;
 }
 
+/*
+ * The QP entered ERR (a response, a timer) while the WQE was being prepared
+ * (qp->lock held): the WQE is flushed in its turn. A RESET cannot come in
+ * between: it waits for the requester.
+ */
+static bool sq_flushed(struct emu_qp *qp, uint32_t index, const struct engine_wqe *w)
+{
+    if (qp->state != PRM_QP_STATE_ERR)
+        return false;
+    engine_cqe_req_err(qp, index, w->opcode, PRM_CQE_SYNDROME_WR_FLUSH_ERR);
+    return true;
+}
+
 /* A WQE that executes on the device alone, or fails before it leaves: completes in order. */
 static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct engine_wqe *w,
                           uint32_t bytes, uint8_t syndrome)
@@ -160,6 +173,10 @@ static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct engine
     struct emu_pending *e;
 
     pthread_mutex_lock(&qp->lock);
+    if (sq_flushed(qp, index, w)) {
+        pthread_mutex_unlock(&qp->lock);
+        return;
+    }
     e = sq_pending_add(qp, index, w, bytes, false);
     e->done = true;
     e->syndrome = syndrome;
@@ -234,6 +251,11 @@ static void sq_send(struct emu_qp *qp, uint32_t index, struct engine_wqe *w, str
     uint32_t psn, payload = carries ? l->bytes : (uint32_t)extra->iov_len;
 
     pthread_mutex_lock(&qp->lock);
+    if (sq_flushed(qp, index, w)) {
+        pthread_mutex_unlock(&qp->lock);
+        engine_sgl_release(l);
+        return;
+    }
     e = sq_pending_add(qp, index, w, l->bytes, true);
     psn = e->psn;
     /* Someone waits for this one, or the queue fills: the ACK may not be held back. */
@@ -578,7 +600,10 @@ static void sq_rnr_rewind(struct emu_qp *qp)
     qp->sq_consumer = qp->pending[keep & (qp->pending_size - 1)].wqe_index;
     qp->next_psn = qp->pending[keep & (qp->pending_size - 1)].psn;
     for (uint32_t i = keep; i != qp->pending_tail; i++) {
-        if (qp->pending[i & (qp->pending_size - 1)].needs_response)
+        const struct emu_pending *p = &qp->pending[i & (qp->pending_size - 1)];
+
+        /* One answered already (out of order, by a peer) was counted out then. */
+        if (p->needs_response && !p->done)
             qp->reads_in_flight--;
         engine_inflight(qp->nic->engine, -1);
     }

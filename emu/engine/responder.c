@@ -263,6 +263,11 @@ static int resp_atomic(struct emu_qp *qp, struct emu_conn *conn, const struct em
                      (unsigned long)raddr);
         return resp_nak(qp, conn, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR);
     }
+    /* Kept, as IB's responder resources keep it, for a resent request to get it again. */
+    qp->last_atomic.valid = true;
+    qp->last_atomic.psn = psn;
+    qp->last_atomic.size = (uint8_t)a.size;
+    memcpy(qp->last_atomic.orig, orig, a.size);
     return resp_answer(qp, conn, EMU_WIRE_ATOMIC_RESP, psn, &(struct iovec){orig, a.size}, a.size,
                        NULL, NULL);
 }
@@ -510,9 +515,10 @@ static bool resp_state_ok(uint8_t state)
 /*
  * A request resent by a requester that timed out before our answer reached
  * it (qp->lock held). Writes and sends are not executed again but
- * acknowledged again; reads are answered again; an atomic is not repeated
- * and its result is not kept, so it is dropped (the requester then fails it
- * with retry-exceeded). A payload still to come is discarded.
+ * acknowledged again; reads are answered again; an atomic is not repeated:
+ * the last one's result is sent again, an older one is dropped (the
+ * requester then fails it with retry-exceeded). A payload still to come is
+ * discarded.
  */
 static int resp_duplicate(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                           uint32_t psn)
@@ -523,6 +529,10 @@ static int resp_duplicate(struct emu_qp *qp, struct emu_conn *conn, const struct
         return resp_read(qp, conn, h, psn);
     if (h->type != EMU_WIRE_ATOMIC)
         return resp_ack_defer(qp, conn, qp->expected_psn - 1, 0, true);
+    if (qp->last_atomic.valid && qp->last_atomic.psn == psn)
+        return resp_answer(qp, conn, EMU_WIRE_ATOMIC_RESP, psn,
+                           &(struct iovec){qp->last_atomic.orig, qp->last_atomic.size},
+                           qp->last_atomic.size, NULL, NULL);
     return 0;
 }
 

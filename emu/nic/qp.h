@@ -122,6 +122,12 @@ struct emu_qp {
     bool wait_active;          /* the SQ is stalled on a WAIT WQE (guarded by lock) */
     bool tx_stalled;           /* the SQ waits for its connection's transmit queue (lock) */
     bool rq_err_watch;         /* in ERR: receives posted are flushed by the loop (lock) */
+    struct {                   /* responder: the last atomic executed, for a resent request */
+        bool valid;
+        uint8_t size;
+        uint32_t psn;
+        uint8_t orig[8];
+    } last_atomic;
 
     /* Standard-verbs provider state (like libmlx5's): work request ids by WQE index. */
     pthread_mutex_t post_lock;

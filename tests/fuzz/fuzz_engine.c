@@ -77,7 +77,7 @@
  * frame it should never have sent). Findings already reported can be
  * looked past in long runs with SOFTMLX5_FUZZ_TOLERATE=<id>[,<id>]
  * (softmlx5_harness.h: reads-underflow, lost-doorbell, dead-timer,
- * dead-timer-live, spin).
+ * retry-livelock, dead-timer-live, spin).
  *
  * Seeds: SOFTMLX5_FUZZ_SEEDS=DIR fuzz_engine X writes them to DIR (WQEs
  * built with the PRM helpers of include/device/prm/mlx5_wqe.h; each one is
@@ -124,8 +124,10 @@
 #define ENG_RECV_LEN    0x400u
 #define ENG_MAX_OPS     16
 #define ENG_RETRY_MS    10
-/* Settling: this long while the device works; nothing moving for ENG_STUCK_NS (past the retry
- * timeout) is stuck. */
+/*
+ * Settling: this long while the device works; nothing moving for ENG_STUCK_NS
+ * (well past the retry timeout) is stuck.
+ */
 #define ENG_SETTLE_NS   60000000ull
 #define ENG_STUCK_NS    80000000ull
 #define ENG_WATCHDOG_NS 10000000000ull
@@ -581,28 +583,36 @@ static bool eng_settle(bool final)
                      (unsigned long long)(ENG_STUCK_NS / 1000000));
     } else if (g.state != PRM_QP_STATE_RST && g.head != g.tail) {
         struct emu_qp *qp = fe.a;
-        char head[256];
+        const char *id = g.state == PRM_QP_STATE_ERR ? "dead-timer" : "dead-timer-live";
+        char head[256] = "";
 
         pthread_mutex_lock(&qp->lock);
         if (qp->pending_head != qp->pending_tail) {
             const struct emu_pending *e = &qp->pending[qp->pending_head & (qp->pending_size - 1)];
 
+            /* Resent again and again, the retry count back to full each time: a livelock. */
+            if (g.state == PRM_QP_STATE_RTS && !e->done && e->needs_response &&
+                qp->attr.retry_count > 0 && qp->retries_left == qp->attr.retry_count &&
+                e->deadline_ns > sm5h_now_ns() - ENG_RETRY_MS * 1000000ull)
+                id = "retry-livelock";
             snprintf(head, sizeof(head),
                      "; the oldest: PSN 0x%x opcode 0x%x %s%s, deadline %+lld ms; %u reads in "
-                     "flight, %u retries left, resend %s",
+                     "flight, %u of %u retries left, resend %s",
                      e->psn, e->opcode, e->done ? "done" : "not done",
                      e->needs_response ? ", awaits data" : "",
                      (long long)((int64_t)(e->deadline_ns - sm5h_now_ns()) / 1000000),
-                     qp->reads_in_flight, qp->retries_left,
+                     qp->reads_in_flight, qp->retries_left, qp->attr.retry_count,
                      qp->rnr_resume_ns != 0 ? "due" : "not due");
-        } else {
-            head[0] = '\0';
         }
         pthread_mutex_unlock(&qp->lock);
-        /* In ERR: requests the requester sent as the QP went there (known); else new. */
-        sm5h_finding(g.state == PRM_QP_STATE_ERR ? "dead-timer" : "dead-timer-live",
+        /*
+         * dead-timer: in ERR, requests the requester sent as the QP went there;
+         * retry-livelock: the oldest, a read or an atomic, resent for ever (the
+         * ACKs of the ones after it give the retry count back); else new.
+         */
+        sm5h_finding(id,
                      "fuzz_engine: A (state %u) has %u requests outstanding and nothing moved for "
-                     "%llu ms (retry timeout %u ms): none answered, none resent, none failed%s",
+                     "%llu ms (retry timeout %u ms): none answered, none failed%s",
                      g.state, g.tail - g.head, (unsigned long long)(ENG_STUCK_NS / 1000000),
                      ENG_RETRY_MS, head);
     }

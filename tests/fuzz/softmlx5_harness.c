@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,11 +30,25 @@ void sm5h_die(const char *fmt, ...)
     abort();
 }
 
+/* Tolerated findings by id, and how often each was seen (summed up at exit). */
+static struct {
+    const char *id;
+    unsigned long count;
+} sm5h_seen[16];
+static pthread_mutex_t sm5h_seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void sm5h_seen_report(void)
+{
+    for (size_t i = 0; i < sizeof(sm5h_seen) / sizeof(sm5h_seen[0]) && sm5h_seen[i].id; i++)
+        fprintf(stderr, "softmlx5 fuzz: finding [%s] tolerated %lu times\n", sm5h_seen[i].id,
+                sm5h_seen[i].count);
+}
+
 bool sm5h_finding(const char *id, const char *fmt, ...)
 {
-    static unsigned long tolerated;
     const char *list = getenv("SOFTMLX5_FUZZ_TOLERATE");
-    size_t n = strlen(id);
+    size_t n = strlen(id), i;
+    unsigned long count = 0;
     va_list ap;
     bool known = false;
 
@@ -42,8 +57,23 @@ bool sm5h_finding(const char *id, const char *fmt, ...)
         if (strncmp(p, id, n) == 0 && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
             known = true;
     }
-    if (known && tolerated++ > 0)
-        return false;
+    if (known) {
+        pthread_mutex_lock(&sm5h_seen_lock);
+        for (i = 0; i < sizeof(sm5h_seen) / sizeof(sm5h_seen[0]); i++) {
+            if (sm5h_seen[i].id == NULL) {
+                if (i == 0)
+                    atexit(sm5h_seen_report);
+                sm5h_seen[i].id = id;
+            }
+            if (strcmp(sm5h_seen[i].id, id) == 0) {
+                count = sm5h_seen[i].count++;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&sm5h_seen_lock);
+        if (count > 0)
+            return false;
+    }
     fprintf(stderr, "softmlx5 fuzz: [%s] ", id);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

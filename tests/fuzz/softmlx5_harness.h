@@ -42,7 +42,8 @@ void sm5h_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
  * A finding already reported, named id: aborts like sm5h_die unless the run
  * was told to tolerate it (SOFTMLX5_FUZZ_TOLERATE=id[,id...]), so that a long
  * run can look past it; then it is counted, logged once, and false returned
- * (the caller recovers: the QPs are reset after every input anyway).
+ * (the caller recovers: the QPs are reset after every input anyway); the
+ * counts of those tolerated are printed at exit.
  */
 bool sm5h_finding(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
