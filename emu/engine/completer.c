@@ -106,7 +106,7 @@ static void completer_nak(struct emu_qp *qp, struct emu_pending *e, const struct
     engine_kick(qp->nic->engine);
 }
 
-/* A READ_RESP or ATOMIC_RESP (qp->lock held); RESP_PENDING: a large payload is arriving. */
+/* A READ_RESP or ATOMIC_RESP (qp->lock held); a large payload completes in engine_response_done. */
 static int completer_data(struct emu_qp *qp, struct emu_conn *conn, struct emu_pending *e,
                           const struct emu_wire_hdr *h, const uint8_t *payload,
                           struct emu_wire_sink *sink)
@@ -122,6 +122,9 @@ static int completer_data(struct emu_qp *qp, struct emu_conn *conn, struct emu_p
         emu_wire_reject(conn, "response that does not match its request", psn);
         return -1;
     }
+    /* The completion's byte count is what the responder returned (a read may return less). */
+    if (h->type == EMU_WIRE_READ_RESP)
+        e->byte_count = len;
     synd = completer_local(qp, e, len, &l);
     if (synd != 0) {
         engine_sgl_release(&l);
@@ -159,8 +162,13 @@ int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_w
     switch (h->type) {
     case EMU_WIRE_ACK:
         if (e->needs_response) {
-            emu_wire_reject(conn, "ACK for a read or atomic", psn);
-            err = -1;
+            /*
+             * Stale: an ACK from before a reset of either QP that names a
+             * PSN a read or atomic now has. Dropped; the connection, which
+             * every QP pair of the two devices shares, lives.
+             */
+            EMU_LOG_DBG("QP 0x%x: ACK for PSN 0x%x, a read or atomic: stale, dropped", qp->qpn,
+                        psn);
             break;
         }
         /* Cumulative: every earlier request is acknowledged too. */
