@@ -157,7 +157,6 @@ uint64_t engine_acks_due(struct emu_engine *e, uint64_t now, uint64_t max_age_ns
 void engine_acks_forget(struct emu_engine *e, struct engine_conn *ec);
 /* The engine's state of a connection (created on first use); NULL when out of memory. */
 struct engine_conn *engine_conn_of(struct emu_conn *conn);
-void engine_conn_free(struct emu_conn *conn);
 /* Retransmit and RNR timers of every QP; a lost connection's QPs fail. */
 void engine_timers(struct emu_nic *nic, uint64_t now_ns);
 void engine_conn_lost(struct emu_nic *nic, struct emu_conn *conn);

@@ -32,7 +32,8 @@ struct engine_conn *engine_conn_of(struct emu_conn *conn)
     return ec;
 }
 
-void engine_conn_free(struct emu_conn *conn)
+/* The connection is gone: its state goes, with what it still held. */
+static void engine_conn_free(struct emu_conn *conn)
 {
     struct engine_conn *ec = emu_conn_user(conn);
 

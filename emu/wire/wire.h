@@ -107,7 +107,6 @@ unsigned int emu_wire_endpoint_addr(void *sockaddr_un, uint32_t ipv4, uint16_t i
  * our own address: this host), existing or new; the caller owns a reference.
  */
 int emu_wire_connect(struct emu_wire *wire, uint32_t ipv4, uint16_t ep, struct emu_conn **conn_out);
-void emu_conn_get(struct emu_conn *conn);
 void emu_conn_put(struct emu_conn *conn);
 
 struct emu_wire *emu_conn_wire(const struct emu_conn *conn);
