@@ -34,9 +34,6 @@ tsan_skip=(
     # (emu/engine/requester.c engine_wqe_fetch), with no order TSan sees between the reset and
     # that read.
     test_devx_hostile_reset_reuse
-    # Not a TSan report: slowed down by TSan, a NOP rung alone after RESET and re-connect
-    # sometimes completes in error (tests/emu/devx/test_devx_hostile.c, ds_overrun).
-    test_devx_hostile_ds_overrun
     # The test stores a doorbell record with a plain 8-byte copy (test_devx_err_flush.c, by
     # host_write of devx_dp.c) while the device's thread loads it (emu/nic/uar.c
     # uar_read_dbrec).

@@ -6,12 +6,18 @@
  * device's loop calls emu_uar_poll(), which notices new values and hands
  * each QP's producer index to the engine's doorbell callback.
  *
+ * A write is an event, even of the value written last: the loop takes each
+ * doorbell out of its register (swapping in 0, which no doorbell is, as its
+ * QP number is never 0), so the same 8 bytes written again are seen again.
+ *
  * Several QPs may share a page, so a doorbell can be overwritten before it
  * is seen. In doorbell-record mode the record is authoritative: every bound
  * QP's record is compared with the last producer handed over (host records
  * on every poll, GPU records only after a doorbell on their page, since a
- * GPU read costs a copy). In no-DBR mode the doorbell value is the only
- * source, as on hardware.
+ * GPU read costs a copy). A QP reset is not watched that way until a
+ * doorbell names it again: its record may still hold the old incarnation's
+ * counter, which software need not clear. In no-DBR mode the doorbell value
+ * is the only source, as on hardware.
  */
 #include "uar.h"
 
@@ -37,6 +43,7 @@ struct uar_binding {
     struct emu_qp *qp;
     uint32_t qpn;
     uint32_t last; /* last producer handed to the QP (16 bits) */
+    bool armed;    /* the record is watched: no RESET since the last doorbell */
 };
 
 /* Per device, hung off the device (nic->uars). */
@@ -157,7 +164,8 @@ int emu_uar_qp_bind(struct emu_uar *uar, struct emu_qp *qp)
         d->bindings = b;
         d->capacity = capacity;
     }
-    d->bindings[d->nbindings++] = (struct uar_binding){.uar = uar, .qp = qp, .qpn = qp->qpn};
+    d->bindings[d->nbindings++] =
+            (struct uar_binding){.uar = uar, .qp = qp, .qpn = qp->qpn, .armed = true};
     pthread_mutex_unlock(&d->lock);
     return 0;
 }
@@ -176,14 +184,42 @@ void emu_uar_qp_unbind(struct emu_qp *qp)
     pthread_mutex_unlock(&d->lock);
 }
 
+/* The doorbell register r of a UAR page. */
+static uint64_t *uar_reg(const struct emu_uar *uar, int r)
+{
+    return (uint64_t *)((uint8_t *)uar->page + EMU_UAR_SQ_DB_OFFSET + r * EMU_UAR_BF_SIZE);
+}
+
+/* The QP number a doorbell (control segment words 0 and 1, as stored) names. */
+static uint32_t uar_doorbell_qpn(uint64_t value)
+{
+    uint32_t words[2];
+
+    memcpy(words, &value, sizeof(words));
+    return be32toh(words[1]) >> 8;
+}
+
 void emu_uar_qp_reset(struct emu_qp *qp)
 {
     struct uar_dev *d = uar_dev_of(qp->nic);
 
     pthread_mutex_lock(&d->lock);
-    for (size_t i = 0; i < d->nbindings; i++)
-        if (d->bindings[i].qp == qp)
-            d->bindings[i].last = 0;
+    for (size_t i = 0; i < d->nbindings; i++) {
+        struct uar_binding *b = &d->bindings[i];
+
+        if (b->qp != qp)
+            continue;
+        b->last = 0;
+        b->armed = false;
+        /* A doorbell rung before the RESET and not yet seen belongs to the old incarnation. */
+        for (int r = 0; r < UAR_BF_REGS; r++) {
+            uint64_t v = __atomic_load_n(uar_reg(b->uar, r), __ATOMIC_ACQUIRE);
+
+            if (v != 0 && uar_doorbell_qpn(v) == qp->qpn)
+                __atomic_compare_exchange_n(uar_reg(b->uar, r), &v, 0, false, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE);
+        }
+    }
     pthread_mutex_unlock(&d->lock);
 }
 
@@ -241,17 +277,17 @@ static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value,
                          emu_uar_ring_fn ring)
 {
     uint32_t words[2];
-    uint32_t qpn, index, ds, producer;
+    uint32_t qpn = uar_doorbell_qpn(value), index, ds, producer;
 
     memcpy(words, &value, sizeof(words));
     index = (be32toh(words[0]) >> 8) & 0xffff;
-    qpn = be32toh(words[1]) >> 8;
     ds = be32toh(words[1]) & 0x3f;
     for (size_t i = 0; i < d->nbindings; i++) {
         struct uar_binding *b = &d->bindings[i];
 
         if (b->uar != uar || b->qpn != qpn)
             continue;
+        b->armed = true;
         if (b->qp->p.no_dbr)
             producer = index + (ds + 3) / 4; /* the WQE's size in basic blocks */
         else if (!uar_read_dbrec(b->qp, &producer))
@@ -274,13 +310,15 @@ bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring)
         bool rung = false;
 
         for (int r = 0; r < UAR_BF_REGS; r++) {
-            const uint64_t *reg = (const uint64_t *)((const uint8_t *)uar->page +
-                                                     EMU_UAR_SQ_DB_OFFSET + r * EMU_UAR_BF_SIZE);
-            uint64_t v = __atomic_load_n(reg, __ATOMIC_ACQUIRE);
+            uint64_t *reg = uar_reg(uar, r), v;
 
-            if (v == uar->last_sq_doorbell[r])
+            /* Read first: an idle poll does not write the writer's cache line. */
+            if (__atomic_load_n(reg, __ATOMIC_RELAXED) == 0)
                 continue;
-            uar->last_sq_doorbell[r] = v;
+            /* Taken before the record is read: a later doorbell is seen on the next poll. */
+            v = __atomic_exchange_n(reg, 0, __ATOMIC_ACQ_REL);
+            if (v == 0)
+                continue;
             rung = true;
             uar_doorbell(d, uar, v, ring);
         }
@@ -290,7 +328,7 @@ bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring)
             struct uar_binding *b = &d->bindings[i];
             uint32_t producer;
 
-            if (b->uar != uar || b->qp->p.no_dbr || (b->qp->p.dbrec_gpu && !rung))
+            if (b->uar != uar || !b->armed || b->qp->p.no_dbr || (b->qp->p.dbrec_gpu && !rung))
                 continue;
             if (uar_read_dbrec(b->qp, &producer))
                 busy |= uar_deliver(b, producer, ring);

@@ -27,9 +27,8 @@ struct emu_qp;
 struct emu_uar {
     struct emu_nic *nic;
     uint32_t page_id;
-    void *page;                   /* EMU_UAR_PAGE_SIZE bytes, page aligned */
-    uint64_t last_sq_doorbell[2]; /* last value seen at 0x800 and 0x900 */
-    struct emu_uar *next;         /* nic's list of watched UARs (guarded by nic->lock) */
+    void *page;           /* EMU_UAR_PAGE_SIZE bytes, page aligned */
+    struct emu_uar *next; /* nic's list of watched UARs (guarded by nic->lock) */
 };
 
 /* Allocates a UAR page and starts watching it; errno-style. */
@@ -62,7 +61,10 @@ struct emu_uar *emu_uar_lookup(struct emu_nic *nic, uint32_t page_id);
 int emu_uar_qp_bind(struct emu_uar *uar, struct emu_qp *qp);
 void emu_uar_qp_unbind(struct emu_qp *qp);
 
-/* The QP was reset: its producer starts from 0 again, so a doorbell of 0 + n is new. */
+/*
+ * The QP was reset: its producer starts from 0 again, so a doorbell of 0 + n
+ * is new; its doorbell record is not trusted again until a doorbell names it.
+ */
 void emu_uar_qp_reset(struct emu_qp *qp);
 
 #endif /* EMU_UAR_H */
