@@ -8,6 +8,7 @@
 
 #include "abi/context.h"
 #include "common/emu_log.h"
+#include "engine/engine.h"
 #include "nic/mem.h"
 #include "nic/mr.h"
 #include "nic/nic.h"
@@ -158,7 +159,20 @@ EMU_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, 
 
 EMU_EXPORT int ibv_dereg_mr(struct ibv_mr *ibv_mr)
 {
+    struct emu_nic *nic;
+    uint32_t key;
+    int err;
+
     if (ibv_mr == NULL || ibv_mr->context == NULL || !emu_context_is_ours(ibv_mr->context))
         return EINVAL;
-    return emu_mr_deregister((struct emu_mr *)ibv_mr);
+    nic = ((struct emu_mr *)ibv_mr)->nic;
+    key = ((struct emu_mr *)ibv_mr)->key;
+    err = emu_mr_deregister((struct emu_mr *)ibv_mr);
+    /*
+     * After: no access takes the key any more, so no new grant names it.
+     * Before we return: the program may free the memory then.
+     */
+    if (err == 0)
+        emu_engine_direct_revoke_key(nic, key);
+    return err;
 }

@@ -17,6 +17,7 @@
  *   cqe.c          completion entries
  *   sgl.c          gather/scatter lists of held memory keys
  *   doorbell.c     doorbells: standard post_send and UAR pages
+ *   direct.c       small writes placed straight into a same-host peer's memory
  *
  * Standard-verbs and DevX queue pairs are the same to it. emu/nic holds the
  * state it drives; emu/wire carries its frames.
@@ -61,10 +62,20 @@ int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
  */
 bool emu_engine_sq_doorbell(struct emu_qp *qp, uint32_t producer);
 
-/* For tests (SOFTMLX5_PRIVATE): malformed frames received, bytes read by single copy. */
+/*
+ * A memory key was deregistered: peers' direct writes through it end
+ * (direct.c); returns once none is in progress.
+ */
+void emu_engine_direct_revoke_key(struct emu_nic *nic, uint32_t key);
+
+/*
+ * For tests (SOFTMLX5_PRIVATE): malformed frames received, bytes read from
+ * and written into peers' memory by single copy.
+ */
 struct ibv_device;
 uint64_t emu_wire_rejected_frames(struct ibv_device *device);
 uint64_t emu_wire_pulled_bytes(struct ibv_device *device);
+uint64_t emu_wire_pushed_bytes(struct ibv_device *device);
 
 /* Flush CQEs for every receive WQE posted and not consumed (qp->lock held, QP in ERR). */
 void emu_engine_rq_flush(struct emu_qp *qp);

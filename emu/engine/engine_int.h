@@ -15,6 +15,7 @@
 struct emu_nic;
 struct emu_qp;
 struct emu_pending;
+struct direct_page;
 
 /* A device's engine (nic->engine). */
 struct emu_engine {
@@ -39,6 +40,10 @@ struct emu_engine {
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
     uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
     uint64_t last_wait_ns;    /* stalled WAITs last checked (rx_lock) */
+    /* direct.c: the grants of this device's memory to same-host peers (NULL: none). */
+    struct direct_page *direct;
+    int direct_fd;               /* the memfd the page lives in, offered to peers; -1: none */
+    pthread_mutex_t direct_lock; /* grant and revoke */
 };
 
 /* ---- loop.c ---- */
@@ -48,6 +53,14 @@ void engine_kick(struct emu_engine *e);
 void engine_inflight(struct emu_engine *e, int delta);
 /* Calls check(qp, arg) with qp->lock held for every QP; runs the SQ again when it says so. */
 void engine_each_qp(struct emu_nic *nic, bool (*check)(struct emu_qp *qp, void *arg), void *arg);
+
+/*
+ * Below this size a message goes through the socket, or directly into the
+ * peer's memory (direct.c), even when the peer could read it: a
+ * process_vm_readv call of its own costs more than riding in the
+ * responder's bulk read with other frames.
+ */
+#define ENGINE_PULL_MIN_BYTES 4096u
 
 /* ---- sgl.c: gather/scatter lists of held keys ---- */
 #define ENGINE_SGL_MAX EMU_WIRE_MAX_IOV
@@ -180,6 +193,21 @@ struct engine_atomic_op {
  */
 int engine_atomic_exec(const struct engine_atomic_op *a, struct emu_mr *mr, uint64_t raddr,
                        uint8_t *orig_raw);
+
+/* ---- direct.c: direct writes between devices of one host ---- */
+/* Makes the device's grant page; its memfd, or -1 (no direct writes: the socket carries them). */
+int engine_direct_init(struct emu_engine *e);
+/* A WRITE into target t (one host key) was executed for qp from conn: grant it (qp->lock held). */
+void engine_direct_grant(struct emu_qp *qp, struct emu_conn *conn, const struct engine_sgl *t);
+/* The QP's grants end (it was modified, failed or destroyed); returns once no peer uses them. */
+void engine_direct_revoke_qp(struct emu_qp *qp);
+/*
+ * Writes the WRITE of header h from l straight into the peer's memory
+ * (qp's requester, nothing of the QP outstanding). false: not done that
+ * way (no grant, too large, GPU memory, a fault): send it as a frame.
+ */
+bool engine_direct_write(struct emu_qp *qp, const struct emu_wire_hdr *h,
+                         const struct engine_sgl *l);
 
 /* ---- qp_state.c ---- */
 /*

@@ -321,6 +321,9 @@ static void loop_after_fork_in_child(void)
             emu_wire_abandon(nic->engine->wire);
             close(nic->engine->epfd);
             close(nic->engine->wake_fd);
+            /* The grant page itself is not inherited (MADV_DONTFORK). */
+            if (nic->engine->direct_fd >= 0)
+                close(nic->engine->direct_fd);
         }
         emu_nic_reset(nic);
     }
@@ -350,6 +353,7 @@ static int loop_start(struct emu_nic *nic)
             .user = nic,
             .single_copy = cfg->single_copy,
             .may_set_ptracer = cfg->single_copy_forced,
+            .share_fd = -1,
     };
     int err;
 
@@ -367,6 +371,9 @@ static int loop_start(struct emu_nic *nic)
         goto fail;
     }
     wcfg.epfd = e->epfd;
+    e->direct_fd = -1;
+    if (cfg->single_copy)
+        wcfg.share_fd = engine_direct_init(e);
     err = emu_wire_start(&wcfg, &e->wire, &nic->endpoint_id);
     if (err != 0)
         goto fail;
@@ -429,4 +436,12 @@ uint64_t emu_wire_pulled_bytes(struct ibv_device *device)
     const struct emu_wire *wire = loop_wire_of(device);
 
     return wire != NULL ? emu_wire_pulled(wire) : 0;
+}
+
+/* Exported for tests: bytes the device wrote into peers' memory (direct writes). */
+uint64_t emu_wire_pushed_bytes(struct ibv_device *device)
+{
+    const struct emu_wire *wire = loop_wire_of(device);
+
+    return wire != NULL ? emu_wire_pushed(wire) : 0;
 }

@@ -185,13 +185,6 @@ static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct engine
 }
 
 /*
- * Below this size a message goes through the socket even when the peer could
- * read it: it rides in the responder's bulk read with other frames, cheaper
- * than a process_vm_readv call of its own.
- */
-#define SQ_PULL_MIN_BYTES 4096u
-
-/*
  * Whether the responder should read the message from our memory (single
  * copy, proto.h): a same-host peer that proved it can, and only host
  * memory reached through keys (inline data lives in our WQE copy, GPU data
@@ -206,7 +199,7 @@ static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct engine
  */
 static bool sq_pull_ok(const struct emu_qp *qp, const struct engine_sgl *l)
 {
-    if (l->bytes < SQ_PULL_MIN_BYTES || l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES || l->gpu ||
+    if (l->bytes < ENGINE_PULL_MIN_BYTES || l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES || l->gpu ||
         !emu_conn_peer_pulls(qp->peer))
         return false;
     for (int i = 0; i < l->count; i++)
@@ -493,6 +486,21 @@ static uint8_t sq_build(struct emu_qp *qp, uint32_t index, struct engine_wqe *w,
     }
 }
 
+/*
+ * A WRITE placed straight into a same-host peer's memory (direct.c), only
+ * while nothing of the QP is outstanding: every earlier request has then
+ * been executed by the responder, so this one lands after them.
+ */
+static bool sq_direct(struct emu_qp *qp, const struct emu_wire_hdr *h, const struct engine_sgl *l)
+{
+    bool idle;
+
+    pthread_mutex_lock(&qp->lock);
+    idle = qp->pending_head == qp->pending_tail && qp->state == PRM_QP_STATE_RTS;
+    pthread_mutex_unlock(&qp->lock);
+    return idle && engine_direct_write(qp, h, l);
+}
+
 /* Whether the WQE must wait before it executes (qp->lock held). */
 static bool sq_must_wait(struct emu_qp *qp, const struct engine_wqe *w)
 {
@@ -580,6 +588,13 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
     if (synd != 0) {
         engine_sgl_release(&l);
         sq_done_local(qp, index, &w, 0, synd);
+        return SQ_DONE;
+    }
+    if (w.opcode == PRM_WQE_OPCODE_RDMA_WRITE && sq_direct(qp, &h, &l)) {
+        uint32_t bytes = l.bytes;
+
+        engine_sgl_release(&l);
+        sq_done_local(qp, index, &w, bytes, 0);
         return SQ_DONE;
     }
     sq_send(qp, index, &w, &l, &h, &(struct iovec){masks, masks_len});

@@ -469,6 +469,9 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
         err = len > 0 ? resp_pull_into(conn, &t, &p, len) : 0;
     else
         err = engine_sgl_scatter(&t, payload, len);
+    /* Written as asked: the requester may write there directly next time (direct.c). */
+    if (err == 0 && h->type == EMU_WIRE_WRITE && len > 0)
+        engine_direct_grant(qp, conn, &t);
     engine_sgl_release(&t);
     if (err != 0)
         return resp_data_failed(qp, conn, h->type, rindex, psn, err);

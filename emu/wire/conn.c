@@ -129,6 +129,7 @@ void emu_conn_put(struct emu_conn *conn)
     if (!last)
         return;
     wire_tx_discard(conn);
+    wire_share_unmap(conn);
     close(conn->fd);
     pthread_mutex_destroy(&conn->tx_lock);
     free(conn->rbuf);
@@ -239,7 +240,7 @@ int emu_wire_connect(struct emu_wire *wire, uint32_t ipv4, uint16_t ep, struct e
     hello.imm = htobe32(wire->cfg.ipv4);
     /* Over TCP the peer is on another host: no process of ours to read. */
     if (!tcp && wire->cfg.single_copy)
-        wire_pull_offer(&hello);
+        wire_pull_offer(wire, &hello);
     err = emu_conn_send(conn, &hello, NULL, 0, NULL, NULL);
     if (err != 0) {
         emu_conn_put(conn);
@@ -260,7 +261,7 @@ static void wire_pull_answer(struct emu_conn *conn, int pid, bool offer)
     emu_wire_hdr_init(&h, EMU_WIRE_PULL_OK, 0, 0, 0);
     h.flags = pid > 0 ? EMU_WIRE_F_PULL_GRANTED : 0;
     if (offer) {
-        wire_pull_offer(&h);
+        wire_pull_offer(conn->wire, &h);
         conn->pull_offered = true;
     }
     /* Set before the answer leaves: pull frames may follow it at once. */
@@ -285,8 +286,10 @@ bool wire_pull_ok(struct emu_conn *conn, const struct emu_wire_hdr *h)
         int pid = wire_pull_probe(conn->wire, h);
 
         /* Nothing to say when we cannot read the acceptor: it keeps sending data. */
-        if (pid > 0)
+        if (pid > 0) {
+            wire_share_map(conn, pid, h);
             wire_pull_answer(conn, pid, false);
+        }
     }
     return true;
 }
@@ -305,8 +308,13 @@ bool wire_hello(struct emu_conn *conn, const struct emu_wire_hdr *h)
     conn->identified = true;
     pthread_mutex_unlock(&conn->wire->lock);
     /* A dialer of this host offering single copy: probe it, answer with our own offer. */
-    if (conn->local && h->compare != 0 && conn->wire->cfg.single_copy)
-        wire_pull_answer(conn, wire_pull_probe(conn->wire, h), true);
+    if (conn->local && h->compare != 0 && conn->wire->cfg.single_copy) {
+        int pid = wire_pull_probe(conn->wire, h);
+
+        if (pid > 0)
+            wire_share_map(conn, pid, h);
+        wire_pull_answer(conn, pid, true);
+    }
     return true;
 }
 

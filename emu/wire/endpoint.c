@@ -214,3 +214,8 @@ uint64_t emu_wire_pulled(const struct emu_wire *wire)
 {
     return __atomic_load_n(&wire->pulled, __ATOMIC_RELAXED);
 }
+
+uint64_t emu_wire_pushed(const struct emu_wire *wire)
+{
+    return __atomic_load_n(&wire->pushed, __ATOMIC_RELAXED);
+}

@@ -46,11 +46,13 @@ void wire_pull_init(const struct emu_wire_config *cfg)
         EMU_LOG_INFO("PR_SET_PTRACER failed (%m): peers may fall back to socket copies");
 }
 
-void wire_pull_offer(struct emu_wire_hdr *h)
+void wire_pull_offer(const struct emu_wire *wire, struct emu_wire_hdr *h)
 {
     h->compare = htobe64((uint64_t)getpid());
     h->raddr = htobe64((uint64_t)(uintptr_t)&pull_probe_word);
     h->swap_add = htobe64(pull_probe_word);
+    if (wire->cfg.share_fd >= 0)
+        h->dma_len = htobe32((uint32_t)wire->cfg.share_fd + 1);
 }
 
 int wire_pull_probe(const struct emu_wire *wire, const struct emu_wire_hdr *h)

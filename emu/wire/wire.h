@@ -79,6 +79,12 @@ struct emu_wire_config {
     void *user;           /* the owner's, for the callbacks (emu_wire_user) */
     bool single_copy;     /* offer and accept same-host single copy (proto.h) */
     bool may_set_ptracer; /* the user asked for single copy: PR_SET_PTRACER_ANY allowed */
+    /*
+     * With single copy: a file (memfd) of the owner's that same-host peers
+     * which proved they can read this process may map shared (offered with
+     * the single-copy offer); -1 for none.
+     */
+    int share_fd;
 };
 
 /* Reserves an endpoint and starts listening; errno-style. *id_out: the endpoint id. */
@@ -142,12 +148,29 @@ bool emu_conn_tx_full(const struct emu_conn *conn);
 int emu_conn_pull(struct emu_conn *conn, const struct iovec *local, int nlocal,
                   const struct iovec *remote, int nremote);
 
+/*
+ * The peer's shared file (its emu_wire_config share_fd), mapped read-write
+ * once this side proved it can read the peer; NULL before that or without
+ * one. *len: its size. Valid while the caller holds a reference to conn.
+ */
+void *emu_conn_peer_share(const struct emu_conn *conn, size_t *len);
+
+/*
+ * Writes `local` (len bytes in all) to [remote, remote + len) in the peer's
+ * process, once this side proved it can read it (as emu_conn_pull);
+ * errno-style: EFAULT when either side was not mapped (some bytes may have
+ * been written), ESRCH, EPERM.
+ */
+int emu_conn_push(struct emu_conn *conn, const struct iovec *local, int nlocal, uint64_t remote,
+                  size_t len);
+
 /* Counts a malformed frame on conn, logs the first one, and drops the connection. */
 void emu_wire_reject(struct emu_conn *conn, const char *why, uint64_t value);
 
-/* Malformed frames received, and bytes read from peers' memory by single copy. */
+/* Malformed frames received; bytes read from and written to peers' memory by single copy. */
 uint64_t emu_wire_rejected(const struct emu_wire *wire);
 uint64_t emu_wire_pulled(const struct emu_wire *wire);
+uint64_t emu_wire_pushed(const struct emu_wire *wire);
 
 /* Monotonic time in nanoseconds. */
 uint64_t emu_now_ns(void);

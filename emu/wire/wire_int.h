@@ -58,8 +58,10 @@ struct emu_conn {
     bool peer_pulls;
     bool pull_offered; /* this side sent its offer (acceptor: in PULL_OK) */
     bool pull_ok_seen; /* a PULL_OK arrived (one per side at most) */
-    int refs;          /* guarded by wire->lock */
-    void *user;        /* the owner's per-connection state */
+    void *peer_share;  /* the peer's shared file, mapped once pull_pid is known (atomic) */
+    size_t peer_share_len;
+    int refs;   /* guarded by wire->lock */
+    void *user; /* the owner's per-connection state */
 
     /* Receive side (receive lock). */
     uint8_t *rbuf;
@@ -86,6 +88,7 @@ struct emu_wire {
     struct emu_conn *graveyard; /* dropped; freed by emu_wire_reap */
     uint64_t rejected;          /* malformed frames (atomic) */
     uint64_t pulled;            /* bytes read from peers' memory by single copy (atomic) */
+    uint64_t pushed;            /* bytes written into peers' memory (atomic) */
 };
 
 /* conn.c */
@@ -110,7 +113,12 @@ void wire_tx_discard(struct emu_conn *conn);
 
 /* pull.c */
 void wire_pull_init(const struct emu_wire_config *cfg);
-void wire_pull_offer(struct emu_wire_hdr *h);
+/* Our offer (pid, probe word, shared file) into a HELLO or PULL_OK. */
+void wire_pull_offer(const struct emu_wire *wire, struct emu_wire_hdr *h);
 int wire_pull_probe(const struct emu_wire *wire, const struct emu_wire_hdr *h);
+
+/* share.c: the peer's shared file, offered in h, mapped once its process pid proved readable. */
+void wire_share_map(struct emu_conn *conn, int pid, const struct emu_wire_hdr *h);
+void wire_share_unmap(struct emu_conn *conn);
 
 #endif /* EMU_WIRE_INT_H */
