@@ -55,6 +55,7 @@ static void qp_reset(struct emu_qp *qp)
         __atomic_sub_fetch(&qp->nic->engine->err_rqs, 1, __ATOMIC_RELAXED);
     }
     qp->sq_posted = qp->sq_consumer = 0;
+    qp->resending = false;
     qp->rq_consumer = 0;
 }
 

@@ -489,14 +489,18 @@ static uint8_t sq_build(struct emu_qp *qp, uint32_t index, struct engine_wqe *w,
 /*
  * A WRITE placed straight into a same-host peer's memory (direct.c), only
  * while nothing of the QP is outstanding: every earlier request has then
- * been executed by the responder, so this one lands after them.
+ * been executed by the responder, so this one lands after them. Not for a
+ * WQE executed again after a rewind: it keeps the PSN it had.
  */
-static bool sq_direct(struct emu_qp *qp, const struct emu_wire_hdr *h, const struct engine_sgl *l)
+static bool sq_direct(struct emu_qp *qp, uint32_t index, const struct emu_wire_hdr *h,
+                      const struct engine_sgl *l)
 {
     bool idle;
 
     pthread_mutex_lock(&qp->lock);
-    idle = qp->pending_head == qp->pending_tail && qp->state == PRM_QP_STATE_RTS;
+    if (qp->resending && (int32_t)(index - qp->resend_end) >= 0)
+        qp->resending = false;
+    idle = qp->pending_head == qp->pending_tail && qp->state == PRM_QP_STATE_RTS && !qp->resending;
     pthread_mutex_unlock(&qp->lock);
     return idle && engine_direct_write(qp, h, l);
 }
@@ -590,7 +594,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
         sq_done_local(qp, index, &w, 0, synd);
         return SQ_DONE;
     }
-    if (w.opcode == PRM_WQE_OPCODE_RDMA_WRITE && sq_direct(qp, &h, &l)) {
+    if (w.opcode == PRM_WQE_OPCODE_RDMA_WRITE && sq_direct(qp, index, &h, &l)) {
         uint32_t bytes = l.bytes;
 
         engine_sgl_release(&l);
@@ -612,6 +616,9 @@ static void sq_rnr_rewind(struct emu_qp *qp)
         qp->rnr_resume_ns = 0;
         return;
     }
+    if (!qp->resending || (int32_t)(qp->sq_consumer - qp->resend_end) > 0)
+        qp->resend_end = qp->sq_consumer;
+    qp->resending = true;
     qp->sq_consumer = qp->pending[keep & (qp->pending_size - 1)].wqe_index;
     qp->next_psn = qp->pending[keep & (qp->pending_size - 1)].psn;
     for (uint32_t i = keep; i != qp->pending_tail; i++) {

@@ -105,13 +105,20 @@ struct emu_qp {
 
     pthread_mutex_t lock; /* state, pending ring, responder, RQ consumption */
     pthread_mutex_t
-            sq_lock;       /* the requester executing send WQEs (never waits for `lock` holders) */
-    bool sq_rerun;         /* more work arrived while sq_lock was held (guarded by lock) */
-    uint32_t sq_posted;    /* producer counter published by software (basic blocks) */
-    uint32_t sq_consumer;  /* next send WQE (basic-block counter) the device executes */
-    uint32_t rq_consumer;  /* next receive WQE the device consumes */
-    uint32_t next_psn;     /* requester */
-    uint32_t expected_psn; /* responder */
+            sq_lock;      /* the requester executing send WQEs (never waits for `lock` holders) */
+    bool sq_rerun;        /* more work arrived while sq_lock was held (guarded by lock) */
+    uint32_t sq_posted;   /* producer counter published by software (basic blocks) */
+    uint32_t sq_consumer; /* next send WQE (basic-block counter) the device executes */
+    uint32_t rq_consumer; /* next receive WQE the device consumes */
+    uint32_t next_psn;    /* requester */
+    /*
+     * Requester, after a rewind: WQEs before resend_end are executed again
+     * and must take the PSNs they took the first time (so none of them is
+     * written directly, which takes none).
+     */
+    uint32_t resend_end;
+    bool resending;
+    uint32_t expected_psn;       /* responder */
     struct emu_pending *pending; /* ring of executed, uncompleted WQEs */
     uint32_t pending_head, pending_tail, pending_size;
     uint32_t reads_in_flight;  /* reads and atomics awaiting their response */
