@@ -60,7 +60,8 @@ __global__ void write_lat_kernel(struct doca_gpu_dev_verbs_qp *qp, struct write_
                 0, job.raddr, job.rkey_be, (uint64_t)(uintptr_t)job.send, job.lkey_be, job.size);
         doca_gpu_dev_verbs_mark_wqes_ready<WL_RSM>(qp, idx, idx);
         if (job.bf)
-            doca_gpu_dev_verbs_submit_bf<WL_RSM>(qp, idx + 1);
+            doca_gpu_dev_verbs_submit_bf<WL_RSM>(qp, idx + 1,
+                                                 doca_gpu_dev_verbs_get_wqe_ptr(qp, idx));
         else
             doca_gpu_dev_verbs_submit<WL_RSM>(qp, idx + 1);
         last = idx;

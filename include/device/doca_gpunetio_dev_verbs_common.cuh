@@ -24,6 +24,19 @@ __device__ static __forceinline__ void doca_gpu_dev_verbs_fence_acquire()
     gdaki_fence(sync_scope);
 }
 
+/*
+ * A relaxed read of a counter (the QP's producer index, say) that other
+ * threads of the sharing mode may be changing: a volatile load, a plain one
+ * when the thread owns the resource.
+ */
+template <typename T, enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode>
+__device__ static __forceinline__ T doca_gpu_dev_verbs_atomic_read(T *ptr)
+{
+    if (resource_sharing_mode == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE)
+        return *ptr;
+    return READ_ONCE(*ptr);
+}
+
 __device__ static __forceinline__ uint32_t doca_gpu_dev_verbs_get_lane_id()
 {
     return gdaki_lane_id();

@@ -200,13 +200,14 @@ __device__ static __forceinline__ void doca_gpu_dev_verbs_ring_db(struct doca_gp
 /* ---- Submission: the producer index goes to the NIC (or the CPU proxy) ---- */
 
 /*
- * Submits the ready WQEs below prod_idx with nic_handler (AUTO: the QP's).
+ * Submits the WQEs below prod_idx with nic_handler (AUTO: the QP's), as
+ * DOCA does whether or not they were marked ready (gdaki_sq_submit_wqe).
  * The fences the NIC needs are always taken, at the QP's NIC scope
  * (sq_nic_scope); sync_scope is accepted for DOCA compatibility.
  */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
-          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS,
+          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU,
           enum doca_gpu_dev_verbs_nic_handler nic_handler = DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO,
           enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static __forceinline__ void
@@ -218,42 +219,55 @@ doca_gpu_dev_verbs_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
 
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
-          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
+          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU,
+          enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static __forceinline__ void
-doca_gpu_dev_verbs_submit_db(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx)
+doca_gpu_dev_verbs_submit_db(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                             uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
     gdaki_sq_submit(qp, prod_idx, resource_sharing_mode, DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB,
-                    0);
+                    code_opt);
 }
 
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
-          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
+          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU,
+          enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static __forceinline__ void
-doca_gpu_dev_verbs_submit_db_no_dbr(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx)
+doca_gpu_dev_verbs_submit_db_no_dbr(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                                    uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
     gdaki_sq_submit(qp, prod_idx, resource_sharing_mode,
-                    DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR, 0);
+                    DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR, code_opt);
 }
 
-/* BlueFlame: the last WQE is written into the register, which is the doorbell. */
+/*
+ * BlueFlame: the last WQE is written into the register, which is the
+ * doorbell. smem_wqe is a copy of that WQE (DOCA asks for one in shared
+ * memory, for the copy engine; any memory the thread can read will do
+ * here), and the WQE must be in the ring as well.
+ */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
-          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
+          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU>
 __device__ static __forceinline__ void
-doca_gpu_dev_verbs_submit_bf(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx)
+doca_gpu_dev_verbs_submit_bf(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                             struct doca_gpu_dev_verbs_wqe *smem_wqe,
+                             uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
-    gdaki_sq_submit(qp, prod_idx, resource_sharing_mode, DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF,
-                    0);
+    gdaki_sq_submit_wqe(qp, prod_idx, resource_sharing_mode,
+                        DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF, code_opt, smem_wqe);
 }
 
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
-                  DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU>
+                  DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
+          enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU>
 __device__ static __forceinline__ void
-doca_gpu_dev_verbs_submit_proxy(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx)
+doca_gpu_dev_verbs_submit_proxy(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                                uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
     gdaki_sq_submit(qp, prod_idx, resource_sharing_mode, DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY,
-                    0);
+                    code_opt);
 }
 
 #endif /* DOCA_GPUNETIO_DEV_VERBS_QP_CUH */

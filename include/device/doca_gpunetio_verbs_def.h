@@ -70,6 +70,21 @@ extern "C" {
  */
 #define DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM          16384
 
+/* ---- Access helpers, with DOCA's names --------------------------------------------------------
+ */
+
+/* x accessed once, as volatile: neither kept in a register nor left out (reads and writes). */
+#define DOCA_GPUNETIO_VOLATILE(x) (*(volatile __typeof__(x) *)&(x))
+#ifndef ACCESS_ONCE
+#define ACCESS_ONCE(x) DOCA_GPUNETIO_VOLATILE(x)
+#endif
+#ifndef READ_ONCE
+#define READ_ONCE(x) ACCESS_ONCE(x)
+#endif
+#ifndef WRITE_ONCE
+#define WRITE_ONCE(x, v) (ACCESS_ONCE(x) = (v))
+#endif
+
 /* ---- mlx5 opcodes and control flags, with DOCA's names ----------------------------------------
  */
 

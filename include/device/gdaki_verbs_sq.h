@@ -91,7 +91,8 @@ GDAKI_INLINE uint64_t gdaki_sq_db_value(const struct doca_gpu_dev_verbs_qp *qp, 
  * waits for the fence alone, not for arithmetic.
  */
 GDAKI_INLINE void gdaki_sq_ring_at(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod,
-                                   uint32_t handler, enum doca_gpu_dev_verbs_sync_scope scope)
+                                   uint32_t handler, enum doca_gpu_dev_verbs_sync_scope scope,
+                                   const void *bf_wqe)
 {
     gdaki_be32_t *dbrec = (gdaki_be32_t *)gdaki_ro_ptr((void *const *)&qp->sq_dbrec);
     uint64_t *db = (uint64_t *)gdaki_ro_ptr((void *const *)&qp->sq_db);
@@ -111,10 +112,13 @@ GDAKI_INLINE void gdaki_sq_ring_at(struct doca_gpu_dev_verbs_qp *qp, uint64_t pr
     if (handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_BF) {
         /*
          * BlueFlame: the last WQE itself into the register, 8 bytes at a
-         * time. All of it is loaded first: the register's stores are
-         * volatile, and loads between them would each wait for the last.
+         * time (from bf_wqe, a copy of it, when given). All of it is loaded
+         * first: the register's stores are volatile, and loads between them
+         * would each wait for the last.
          */
-        const uint64_t *wqe = (const uint64_t *)(const void *)gdaki_wqe_ptr(qp, prod - 1);
+        const uint64_t *wqe =
+                (const uint64_t *)(bf_wqe != NULL ? bf_wqe
+                                                  : (const void *)gdaki_wqe_ptr(qp, prod - 1));
         uint64_t w[8];
 
         for (int i = 0; i < 8; i++)
@@ -163,24 +167,36 @@ GDAKI_INLINE uint32_t gdaki_nic_resolve(const struct doca_gpu_dev_verbs_qp *qp, 
  * handler word `handler`: the WQEs, then the doorbell record, then the
  * doorbell, each ordered before the next by a release fence of the QP's NIC
  * scope. The scope picks one of two copies: on an H200 a fence whose scope
- * is chosen at run time costs about 120 ns more per doorbell.
+ * is chosen at run time costs about 120 ns more per doorbell. BlueFlame
+ * writes bf_wqe (a copy of WQE prod - 1) or, when NULL, the ring's WQE.
  */
-GDAKI_INLINE void gdaki_sq_ring(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod, uint32_t handler)
+GDAKI_INLINE void gdaki_sq_ring_wqe(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod,
+                                    uint32_t handler, const void *bf_wqe)
 {
     if ((handler & GDAKI_NIC_SCOPE_GPU) ||
         gdaki_ro_u32(&qp->sq_nic_scope) == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU)
-        gdaki_sq_ring_at(qp, prod, handler, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU);
+        gdaki_sq_ring_at(qp, prod, handler, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU, bf_wqe);
     else
-        gdaki_sq_ring_at(qp, prod, handler, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+        gdaki_sq_ring_at(qp, prod, handler, DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS, bf_wqe);
+}
+
+GDAKI_INLINE void gdaki_sq_ring(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod, uint32_t handler)
+{
+    gdaki_sq_ring_wqe(qp, prod, handler, NULL);
 }
 
 /*
- * Submits every ready WQE below prod_idx (the caller marked its own ready),
- * with handler word nic: AUTO uses the handler the QP was exported with.
+ * Submits every WQE below prod_idx (as DOCA: the caller wrote them; marking
+ * them ready is needed only for the ready index to move), with handler word
+ * nic: AUTO uses the handler the QP was exported with. The producer index
+ * published goes up to prod_idx, or further when sq_ready_index is further
+ * (WQEs other threads marked ready are covered by the same doorbell), and
+ * never back. bf_wqe: with BlueFlame, a copy of WQE prod_idx - 1 to write
+ * (NULL: the ring's).
  */
-GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
-                                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
-                                  uint32_t code_opt)
+GDAKI_INLINE void gdaki_sq_submit_wqe(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                                      enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                      uint32_t nic, uint32_t code_opt, const void *bf_wqe)
 {
     const uint32_t handler = gdaki_nic_handler(qp, nic);
     uint64_t ready;
@@ -190,7 +206,7 @@ GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t pro
     if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
         /* Stored before ringing: no store trails the doorbell into the next post's fence. */
         qp->sq_wqe_pi = prod_idx;
-        gdaki_sq_ring(qp, prod_idx, handler);
+        gdaki_sq_ring_wqe(qp, prod_idx, handler, bf_wqe);
         return;
     }
     for (;;) {
@@ -199,8 +215,10 @@ GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t pro
             return;
         if (gdaki_trylock(&qp->sq_lock, rsm)) {
             ready = gdaki_load_acquire_u64(&qp->sq_ready_index, rsm);
+            if (ready < prod_idx)
+                ready = prod_idx;
             if (ready > qp->sq_wqe_pi) {
-                gdaki_sq_ring(qp, ready, handler);
+                gdaki_sq_ring_wqe(qp, ready, handler, ready == prod_idx ? bf_wqe : NULL);
                 gdaki_store_release_u64(&qp->sq_wqe_pi, ready, rsm);
             }
             gdaki_unlock(&qp->sq_lock, rsm);
@@ -208,6 +226,13 @@ GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t pro
         }
         gdaki_spin_pause();
     }
+}
+
+GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                                  enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                  uint32_t code_opt)
+{
+    gdaki_sq_submit_wqe(qp, prod_idx, rsm, nic, code_opt, NULL);
 }
 
 #endif /* GDAKI_VERBS_SQ_H */

@@ -13,12 +13,16 @@
  *        test_dp_cpu error               a put with a wrong key: -EIO and the
  *                                        syndrome through query_last_error
  *        test_dp_cpu multi               two QPs used through one flat list
+ *        test_dp_cpu unready RSM         three writes submitted without marking
+ *                                        them ready (as DOCA allows): the
+ *                                        doorbell covers them all the same
  * HANDLER is a NIC handler value (0, 1, 2, 6, 10, 17); 1 runs a proxy thread.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dp_harness.h"
 #include "dp_ops.h"
@@ -144,6 +148,50 @@ static int run_error(void)
 }
 
 /* Two QPs exported together: the flat list's descriptors drive them (one thread each). */
+/* Polls WQE idx's completion for at most 5 s: 0, EIO (error CQE) or EBUSY (none came). */
+static int poll_bounded(struct doca_gpu_dev_verbs_qp *qp, uint64_t idx)
+{
+    for (long spins = 0; spins < 5000000; spins++) {
+        int rc = gdaki_cq_poll_one_at(&qp->cq_sq, idx);
+
+        if (rc != EBUSY)
+            return rc;
+        usleep(1);
+    }
+    return EBUSY;
+}
+
+static int run_unready(uint32_t rsm)
+{
+    struct dp_cfg c = cfg_of(DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO);
+    struct doca_gpu_dev_verbs_qp *qp;
+    struct dp_side s;
+    struct dp_plan p;
+    uint64_t idx;
+
+    dp_start(&s, &c);
+    dp_plan_of(&s, &p);
+    dp_fill_sources(&s);
+    qp = s.dev[0];
+    idx = gdaki_sq_reserve(qp, 3, (enum doca_gpu_dev_verbs_resource_sharing_mode)rsm, 0);
+    for (uint64_t i = 0; i < 3; i++)
+        gdaki_wqe_rdma(qp, gdaki_wqe_ptr(qp, idx + i), idx + i, PRM_WQE_OPCODE_RDMA_WRITE,
+                       DP_CQ_UPDATE, 0, p.remote + DP_PUT_OFF(0) + 8 * i, p.rkey,
+                       p.local + DP_PUT_OFF(0) + 8 * i, p.lkey, 8);
+    /* No mark_wqes_ready: submit alone rings up to the index it is given. */
+    gdaki_sq_submit(qp, idx + 3, (enum doca_gpu_dev_verbs_resource_sharing_mode)rsm,
+                    DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, 0);
+    for (uint64_t i = 0; i < 3; i++) {
+        int rc = poll_bounded(qp, idx + i);
+
+        DP_CHECK(rc == 0, "write %llu submitted without being marked ready: %s",
+                 (unsigned long long)i, rc == EBUSY ? "no completion in 5 s" : "error CQE");
+    }
+    DP_CHECK(qp->sq_wqe_pi == idx + 3, "producer index %llu after the submit, expected %llu",
+             (unsigned long long)qp->sq_wqe_pi, (unsigned long long)(idx + 3));
+    return dp_finish(&s, DP_CHECK_ERROR, 0, false);
+}
+
 static int run_multi(void)
 {
     struct dp_cfg c = cfg_of(DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO);
@@ -186,9 +234,11 @@ int main(int argc, char **argv)
         rc = run_error();
     else if (strcmp(mode, "multi") == 0)
         rc = run_multi();
+    else if (strcmp(mode, "unready") == 0 && argc > 2)
+        rc = run_unready((uint32_t)atoi(argv[2]));
     else {
         fprintf(stderr, "usage: test_dp_cpu ops HANDLER [hl] | share RSM THREADS | collapsed | "
-                        "error | multi\n");
+                        "error | multi | unready RSM\n");
         return 2;
     }
     printf("%s: %s (%d failures)\n", mode, rc == 0 ? "passed" : "FAILED", dp_failures);
