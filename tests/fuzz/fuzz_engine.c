@@ -92,7 +92,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +146,6 @@ struct eng_op {
 
 static struct {
     int state; /* 0 not set up, 1 ready, 77 this host cannot */
-    bool verbose;
     struct sm5h_dev dev;
     struct emu_engine *e;
     struct ibv_mr *local, *remote, *none;
@@ -183,19 +181,6 @@ static struct {
     uint64_t wd_deadline[2]; /* [0] this thread, [1] the second thread */
     const char *wd_what[2];
 } fe;
-
-static void eng_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void eng_log(const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!fe.verbose)
-        return;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the watchdog ---- */
 
@@ -281,8 +266,8 @@ static void eng_count_wc(const struct ibv_wc *wc, void *arg)
     bool on_b = arg != NULL;
     bool recv = (wc->opcode & IBV_WC_RECV) != 0;
 
-    eng_log("  %s completion: QP 0x%x opcode %d status %d (%s) byte_len %u\n", on_b ? "B" : "A",
-            wc->qp_num, wc->opcode, wc->status, ibv_wc_status_str(wc->status), wc->byte_len);
+    sm5h_log("  %s completion: QP 0x%x opcode %d status %d (%s) byte_len %u\n", on_b ? "B" : "A",
+             wc->qp_num, wc->opcode, wc->status, ibv_wc_status_str(wc->status), wc->byte_len);
     /* A only sends, B only receives: anything else is a completion no WQE asked for. */
     if (wc->qp_num != (on_b ? fe.b->qpn : fe.a->qpn) || recv != on_b)
         sm5h_die("fuzz_engine: a %s completion of QP 0x%x on %s's CQ (A is 0x%x, B 0x%x)",
@@ -677,8 +662,8 @@ static void eng_check_cpu(void)
         wall = sm5h_now_ns() - t0;
         if (cpu * 10 < wall * 6)
             return;
-        eng_log("  %llu us of CPU in %llu us settled\n", (unsigned long long)(cpu / 1000),
-                (unsigned long long)(wall / 1000));
+        sm5h_log("  %llu us of CPU in %llu us settled\n", (unsigned long long)(cpu / 1000),
+                 (unsigned long long)(wall / 1000));
     }
     /* Who: the threads that ran in the last window. */
     na = eng_tasks(after, 64);
@@ -1086,19 +1071,19 @@ static void eng_end(void)
     t2 = sm5h_now_ns();
     eng_poll();
     rejected = emu_wire_rejected(fe.e->wire);
-    eng_log("  end: %d/%d send completions ok (at most %llu WQEs), %d/%d receives ok of %d, "
-            "A in state %u, %llu frames rejected\n",
-            fe.ok_send, fe.send_cqes, (unsigned long long)fe.wqe_bound, fe.ok_recv, fe.recv_cqes,
-            fe.b_recvs, sm5h_qp_state(fe.iba), (unsigned long long)(rejected - fe.rejected));
+    sm5h_log("  end: %d/%d send completions ok (at most %llu WQEs), %d/%d receives ok of %d, "
+             "A in state %u, %llu frames rejected\n",
+             fe.ok_send, fe.send_cqes, (unsigned long long)fe.wqe_bound, fe.ok_recv, fe.recv_cqes,
+             fe.b_recvs, sm5h_qp_state(fe.iba), (unsigned long long)(rejected - fe.rejected));
     if (rejected != fe.rejected && !fe.reset_seen)
         sm5h_die("fuzz_engine: softmlx5 rejected %llu frame(s) that softmlx5 sent (the device "
                  "talks to itself; no QP was reset)",
                  (unsigned long long)(rejected - fe.rejected));
     eng_reset_both();
     eng_poll();
-    eng_log("  took: %llu us for the transitions, %llu us settling, %llu us to reset\n",
-            (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000,
-            (unsigned long long)(sm5h_now_ns() - t2) / 1000);
+    sm5h_log("  took: %llu us for the transitions, %llu us settling, %llu us to reset\n",
+             (unsigned long long)(t1 - t0) / 1000, (unsigned long long)(t2 - t1) / 1000,
+             (unsigned long long)(sm5h_now_ns() - t2) / 1000);
 }
 
 static void eng_run(const uint8_t *data, size_t size)
@@ -1127,7 +1112,6 @@ static int eng_setup(void)
 
     if (fe.state != 0)
         return fe.state == 1 ? 0 : fe.state;
-    fe.verbose = getenv("SOFTMLX5_FUZZ_VERBOSE") != NULL;
     fe.budget = ENG_BUDGET;
     if (getenv("SOFTMLX5_FUZZ_ENGINE_BUDGET") != NULL) {
         fe.budget = strtoull(getenv("SOFTMLX5_FUZZ_ENGINE_BUDGET"), NULL, 0);
@@ -1171,44 +1155,24 @@ static int eng_setup(void)
 
 /* ---- seeds ---- */
 
-struct eng_seed {
-    const char *name;
-    uint8_t bytes[4096];
-    size_t len;
-    int ok_send, ok_recv; /* successful completions it must give; -1: any */
-};
-
-static void seed_put(struct eng_seed *s, const void *p, size_t n)
-{
-    if (s->len + n > sizeof(s->bytes))
-        sm5h_die("seed %s: too long", s->name);
-    memcpy(s->bytes + s->len, p, n);
-    s->len += n;
-}
-
-static void seed_u8(struct eng_seed *s, uint8_t v)
-{
-    seed_put(s, &v, 1);
-}
-
 /* A raw record of a WQE built in wqe (its DS count given), at ring index `at`. */
-static void seed_raw(struct eng_seed *s, uint8_t *wqe, uint32_t at, uint8_t opcode, uint8_t opmod,
+static void seed_raw(struct sm5h_seed *s, uint8_t *wqe, uint32_t at, uint8_t opcode, uint8_t opmod,
                      uint8_t fm_ce_se, uint32_t ds, uint32_t bbs)
 {
     prm_wqe_set_ctrl_seg((void *)wqe, (uint16_t)at, opcode, opmod, fe.a->qpn, fm_ce_se, (uint8_t)ds,
                          0, 0);
-    seed_u8(s, (uint8_t)(0x80 | (bbs - 1)));
-    seed_put(s, wqe, bbs * PRM_WQE_BB_SIZE);
+    sm5h_seed_u8(s, (uint8_t)(0x80 | (bbs - 1)));
+    sm5h_seed_put(s, wqe, bbs * PRM_WQE_BB_SIZE);
 }
 
 static void eng_write_seeds(const char *dir)
 {
-    static struct eng_seed seeds[32];
+    static struct sm5h_seed seeds[32];
     const uint8_t sig = PRM_WQE_CTRL_CQ_UPDATE;
     uint8_t w[PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE];
     struct prm_wqe_ctrl_seg *c = (void *)w;
     uint8_t *seg = w + sizeof(*c);
-    struct eng_seed *s;
+    struct sm5h_seed *s;
     uint32_t ds;
     int n = 0;
 
@@ -1216,142 +1180,127 @@ static void eng_write_seeds(const char *dir)
     (s = &seeds[n++], s->name = (nm), s->ok_send = (send), s->ok_recv = (recv))
 #define CLEAR() memset(w, 0, sizeof(w))
     SEED("nop", 1, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     seed_raw(s, w, 0, PRM_WQE_OPCODE_NOP, 0, sig, 1, 1);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x90);
 
     SEED("write_inline", 1, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     prm_wqe_set_raddr_seg((void *)seg, ENG_REMOTE_IOVA + 0x40, fe.remote->rkey);
     prm_wqe_set_inline_seg((void *)(seg + 16), 16);
     memcpy(seg + 20, "inline write 16B", 16);
     seed_raw(s, w, 0, PRM_WQE_OPCODE_RDMA_WRITE, 0, sig, 2 + prm_wqe_inline_ds(16), 1);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x90);
 
     SEED("write_keyed", 1, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     prm_wqe_set_raddr_seg((void *)seg, ENG_REMOTE_IOVA + 0x100, fe.remote->rkey);
     prm_wqe_set_data_seg((void *)(seg + 16), 256, fe.local->lkey, ENG_LOCAL_IOVA + 0x200);
     seed_raw(s, w, 0, PRM_WQE_OPCODE_RDMA_WRITE, 0, sig, PRM_WQE_DS_RDMA, 1);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x90);
 
     SEED("read", 1, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     prm_wqe_set_raddr_seg((void *)seg, ENG_REMOTE_IOVA + 0x100, fe.remote->rkey);
     prm_wqe_set_data_seg((void *)(seg + 16), 128, fe.local->lkey, ENG_LOCAL_IOVA + 0x400);
     seed_raw(s, w, 0, PRM_WQE_OPCODE_RDMA_READ, 0, sig, PRM_WQE_DS_RDMA, 1);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x90);
 
     SEED("atomic_fa", 1, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     prm_wqe_set_raddr_seg((void *)seg, ENG_REMOTE_IOVA + 0x1000, fe.remote->rkey);
     prm_wqe_set_atomic_seg((void *)(seg + 16), 7, 0);
     prm_wqe_set_data_seg((void *)(seg + 32), 8, fe.local->lkey, ENG_LOCAL_IOVA + 0x1000);
     seed_raw(s, w, 0, PRM_WQE_OPCODE_ATOMIC_FA, 0, sig, PRM_WQE_DS_ATOMIC, 1);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x90);
 
     SEED("wait_index0", 2, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     prm_wqe_set_wait_seg((void *)seg, ((struct emu_cq *)fe.cqb)->cqn, 0);
     seed_raw(s, w, 0, PRM_WQE_OPCODE_WAIT, 0, sig, PRM_WQE_DS_WAIT, 1);
     CLEAR();
     seed_raw(s, w, 1, PRM_WQE_OPCODE_NOP, 0, sig, 1, 1);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x90);
 
     SEED("ds63_inline_write", 1, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     prm_wqe_set_raddr_seg((void *)seg, ENG_REMOTE_IOVA + 0x2000, fe.remote->rkey);
     ds = PRM_WQE_MAX_DS - 2;
     prm_wqe_set_inline_seg((void *)(seg + 16), ds * PRM_WQE_DS_SIZE - 4);
     memset(seg + 20, 0x63, ds * PRM_WQE_DS_SIZE - 4);
     seed_raw(s, w, 0, PRM_WQE_OPCODE_RDMA_WRITE, 0, sig, PRM_WQE_MAX_DS, PRM_WQE_MAX_BB);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x90);
 
     SEED("claims_more_than_posted", 0, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     CLEAR();
     prm_wqe_set_raddr_seg((void *)seg, ENG_REMOTE_IOVA, fe.remote->rkey);
     prm_wqe_set_data_seg((void *)(seg + 16), 64, fe.local->lkey, ENG_LOCAL_IOVA);
     seed_raw(s, w, 0, PRM_WQE_OPCODE_RDMA_WRITE, 0, sig, PRM_WQE_MAX_DS, 1);
-    seed_put(s, "\x91\x01", 2); /* 16 basic blocks claimed, 1 published */
+    sm5h_seed_put(s, "\x91\x01", 2); /* 16 basic blocks claimed, 1 published */
 
     /* Templates: every opcode once, signalled; then rung. */
     SEED("all_opcodes", 14, 3);
-    seed_u8(s, 0x00);
-    seed_put(s, "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1d\x1e", 14);
-    seed_u8(s, 0x90);
+    sm5h_seed_u8(s, 0x00);
+    sm5h_seed_put(s, "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1d\x1e", 14);
+    sm5h_seed_u8(s, 0x90);
     SEED("fenced_read_then_write", 2, 0);
-    seed_put(s, "\x00\x15\x31\x90", 4);
+    sm5h_seed_put(s, "\x00\x15\x31\x90", 4);
     SEED("two_sge_send_large", 1, 1);
-    seed_put(s, "\x00\x53\x30\x0c\x90", 5); /* 12 x 64 bytes over 2 segments */
+    sm5h_seed_put(s, "\x00\x53\x30\x0c\x90", 5); /* 12 x 64 bytes over 2 segments */
     SEED("write_large_pull", 1, 0);
-    seed_put(s, "\x00\x51\x10\x80\x90", 5); /* 8 KiB: single copy */
+    sm5h_seed_put(s, "\x00\x51\x10\x80\x90", 5); /* 8 KiB: single copy */
     SEED("wait_for_b", 3, 1);
-    seed_put(s, "\x00\x13\x5c\x10\x41\x10\x90", 7); /* send; WAIT on B's CQ + 1; nop */
+    sm5h_seed_put(s, "\x00\x13\x5c\x10\x41\x10\x90", 7); /* send; WAIT on B's CQ + 1; nop */
     SEED("wait_never", 0, 0);
-    seed_put(s, "\x00\x5c\x10\x1f\x10\x90", 6);
+    sm5h_seed_put(s, "\x00\x5c\x10\x1f\x10\x90", 6);
     SEED("bad_keys", 0, 0);
-    seed_put(s, "\x00\x51\x03\x90", 4);
+    sm5h_seed_put(s, "\x00\x51\x03\x90", 4);
     SEED("remote_access_error", 0, 0);
-    seed_put(s, "\x00\x51\x0c\x90", 4);
+    sm5h_seed_put(s, "\x00\x51\x0c\x90", 4);
     SEED("rnr_exceeded", 0, 0);
-    seed_put(s, "\x11\x13\x90", 3); /* no receives on B, rnr_retry 1 */
+    sm5h_seed_put(s, "\x11\x13\x90", 3); /* no receives on B, rnr_retry 1 */
     SEED("masked_atomics", 4, 0);
-    seed_put(s, "\x04\x18\x19\x1a\x1b\x90", 6);
+    sm5h_seed_put(s, "\x04\x18\x19\x1a\x1b\x90", 6);
     SEED("ring_wrap", 2, 0);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     for (int i = 0; i < 62; i++)
-        seed_u8(s, 0x00); /* unsignalled NOPs up to basic block 62, rung */
-    seed_put(s, "\x90\x5e\x10\xc8\x90\x10\x90", 7); /* a 4-BB inline write across the end */
+        sm5h_seed_u8(s, 0x00); /* unsignalled NOPs up to basic block 62, rung */
+    sm5h_seed_put(s, "\x90\x5e\x10\xc8\x90\x10\x90", 7); /* a 4-BB inline write across the end */
     SEED("producer_past_written", 1, 0);
-    seed_put(s, "\x00\x10\x91\x28", 4);
+    sm5h_seed_put(s, "\x00\x10\x91\x28", 4);
     SEED("producer_far", 1, 0);
-    seed_put(s, "\x00\x10\x92\xff\xf0", 5);
+    sm5h_seed_put(s, "\x00\x10\x92\xff\xf0", 5);
     SEED("whole_rings_ahead", -1, 0);
-    seed_put(s, "\x00\x10\x93\x01", 4);
+    sm5h_seed_put(s, "\x00\x10\x93\x01", 4);
     SEED("psn_wrap", 4, 0);
-    seed_put(s, "\x40\x11\x15\x17\x11\x90", 6);
+    sm5h_seed_put(s, "\x40\x11\x15\x17\x11\x90", 6);
     SEED("err_mid_stream", -1, 0);
-    seed_put(s, "\x00\xb0\x05\x11\x11\x11\x11\x90\xc5\x11\x11\x90", 12);
+    sm5h_seed_put(s, "\x00\xb0\x05\x11\x11\x11\x11\x90\xc5\x11\x11\x90", 12);
     SEED("reset_and_up_mid_stream", -1, -1);
-    seed_put(s, "\x00\xb2\x02\x11\x15\x11\x90\xc8\x11\x17\x90", 11);
+    sm5h_seed_put(s, "\x00\xb2\x02\x11\x15\x11\x90\xc8\x11\x17\x90", 11);
     SEED("reset_left_down", -1, -1);
-    seed_put(s, "\x00\xb1\x00\xc9\x11\x90\xb7\x10\x11\x90", 10);
+    sm5h_seed_put(s, "\x00\xb1\x00\xc9\x11\x90\xb7\x10\x11\x90", 10);
     SEED("b_err_timeout", -1, 0);
-    seed_put(s, "\x00\xb4\x00\xc9\x11\x90", 6);
+    sm5h_seed_put(s, "\x00\xb4\x00\xc9\x11\x90", 6);
     SEED("b_reset_up", -1, -1);
-    seed_put(s, "\x00\xb5\x00\x13\x90\xc9\x13\x90", 8);
+    sm5h_seed_put(s, "\x00\xb5\x00\x13\x90\xc9\x13\x90", 8);
     SEED("emu_modify_err_up", -1, -1);
-    seed_put(s, "\x80\xb6\x04\x11\x15\x13\x90\xb3\x00\x11\x90", 11);
+    sm5h_seed_put(s, "\x80\xb6\x04\x11\x15\x13\x90\xb3\x00\x11\x90", 11);
     SEED("rts2rts_read_limit", -1, 0);
-    seed_put(s, "\x04\xb3\x01\x15\x15\x15\x17\x90", 8);
+    sm5h_seed_put(s, "\x04\xb3\x01\x15\x15\x15\x17\x90", 8);
 #undef CLEAR
 #undef SEED
 
-    for (int i = 0; i < n; i++) {
-        s = &seeds[i];
-        eng_log("seed %s:\n", s->name);
-        eng_run(s->bytes, s->len);
-        if ((s->ok_send >= 0 && fe.ok_send != s->ok_send) ||
-            (s->ok_recv >= 0 && fe.ok_recv != s->ok_recv)) {
-            fprintf(stderr,
-                    "seed %s: %d successful send and %d receive completions, expected %d and "
-                    "%d\n",
-                    s->name, fe.ok_send, fe.ok_recv, s->ok_send, s->ok_recv);
-            if (getenv("SOFTMLX5_FUZZ_SEEDS_LAX") == NULL)
-                exit(1);
-        }
-        sm5h_write_file(dir, s->name, s->bytes, s->len);
-    }
-    printf("fuzz_engine: %d seeds written to %s\n", n, dir);
-    exit(0);
+    sm5h_write_seeds(&(struct sm5h_target){"fuzz_engine", eng_run, &fe.ok_send, &fe.ok_recv, true},
+                     dir, seeds, n);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -1372,7 +1321,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (eng_setup() != 0)
         exit(77);
-    eng_log("input of %zu bytes:\n", size);
+    sm5h_log("input of %zu bytes:\n", size);
     eng_run(data, size);
     return 0;
 }

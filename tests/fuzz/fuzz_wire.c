@@ -73,7 +73,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +135,6 @@ struct wire_peer_rx {
 
 static struct {
     int state; /* 0 not set up, 1 ready, 77 this host cannot */
-    bool verbose;
     struct sm5h_dev dev;
     struct ibv_mr *mr;
     uint8_t *buf;
@@ -163,19 +161,6 @@ static struct {
     int frames_in;  /* frames the device sent */
     int timer_runs; /* action 2 so far */
 } fw;
-
-static void wire_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void wire_log(const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!fw.verbose)
-        return;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the fake peer's socket ---- */
 
@@ -242,7 +227,7 @@ static void wire_peer_frame(const struct emu_wire_hdr *h)
         sm5h_die("fuzz_wire: the device sent type %u from QPN 0x%x to 0x%x (its QP is 0x%x, the "
                  "peer 0x%x)",
                  h->type, be32toh(h->src_qpn), be32toh(h->dst_qpn), fw.qp->qpn, WIRE_FAKE_QPN);
-    wire_log("  device -> peer: type %u psn 0x%x len %u syndrome 0x%x\n", h->type, be32toh(h->psn),
+    sm5h_log("  device -> peer: type %u psn 0x%x len %u syndrome 0x%x\n", h->type, be32toh(h->psn),
              len, h->syndrome);
     if (!wire_is_response(h->type) && fw.nreqs < WIRE_MAX_REQS)
         fw.reqs[fw.nreqs++] = (struct wire_dev_req){h->type, be32toh(h->psn), be32toh(h->dma_len)};
@@ -374,7 +359,7 @@ static void wire_count_wc(const struct ibv_wc *wc, void *arg)
         fw.send_cqes++;
         fw.ok_send += wc->status == IBV_WC_SUCCESS;
     }
-    wire_log("  completion: opcode %d status %d (%s) byte_len %u\n", wc->opcode, wc->status,
+    sm5h_log("  completion: opcode %d status %d (%s) byte_len %u\n", wc->opcode, wc->status,
              ibv_wc_status_str(wc->status), wc->byte_len);
 }
 
@@ -872,7 +857,7 @@ static void wire_end(void)
     partial = fw.conn != NULL &&
               (emu_conn_dead(fw.conn) || fw.conn->rx.active || fw.conn->rlen != fw.conn->roff ||
                fw.prx.hlen != 0 || fw.prx.skip != 0);
-    wire_log("  end: %d/%d send completions ok of %d posted, %d/%d receive of %d, %d frames "
+    sm5h_log("  end: %d/%d send completions ok of %d posted, %d/%d receive of %d, %d frames "
              "from the device, connection %s, %lu rejected so far\n",
              fw.ok_send, fw.send_cqes, fw.send_wrs, fw.ok_recv, fw.recv_cqes, fw.recv_wrs,
              fw.frames_in,
@@ -895,7 +880,6 @@ static int wire_setup(void)
 
     if (fw.state != 0)
         return fw.state == 1 ? 0 : fw.state;
-    fw.verbose = getenv("SOFTMLX5_FUZZ_VERBOSE") != NULL;
     rc = sm5h_open(&fw.dev, WIRE_RETRY_MS);
     if (rc != 0) {
         fw.state = rc;
@@ -954,52 +938,32 @@ static void wire_run(const uint8_t *data, size_t size)
 
 /* ---- seeds ---- */
 
-struct wire_seed {
-    const char *name;
-    uint8_t bytes[4096];
-    size_t len;
-    int ok_send, ok_recv; /* successful completions it must give; -1: any */
-};
-
-static void seed_put(struct wire_seed *s, const void *p, size_t n)
-{
-    if (s->len + n > sizeof(s->bytes))
-        sm5h_die("seed %s: too long", s->name);
-    memcpy(s->bytes + s->len, p, n);
-    s->len += n;
-}
-
-static void seed_u8(struct wire_seed *s, uint8_t v)
-{
-    seed_put(s, &v, 1);
-}
-
 /* A raw record holding one frame built with emu_wire_hdr_init (payload zeros). */
-static void seed_raw(struct wire_seed *s, struct emu_wire_hdr *h, uint32_t len)
+static void seed_raw(struct sm5h_seed *s, struct emu_wire_hdr *h, uint32_t len)
 {
     size_t n = sizeof(*h) + len;
 
     h->payload_len = htobe32(len);
-    seed_u8(s, (uint8_t)(0x80 | (n >> 8)));
-    seed_u8(s, (uint8_t)n);
-    seed_put(s, h, sizeof(*h));
+    sm5h_seed_u8(s, (uint8_t)(0x80 | (n >> 8)));
+    sm5h_seed_u8(s, (uint8_t)n);
+    sm5h_seed_put(s, h, sizeof(*h));
     for (uint32_t i = 0; i < len; i++)
-        seed_u8(s, 0);
+        sm5h_seed_u8(s, 0);
 }
 
 static void wire_write_seeds(const char *dir)
 {
-    static struct wire_seed seeds[32];
+    static struct sm5h_seed seeds[32];
     const uint32_t S = 0x100, R = 0x200, qpn = fw.qp->qpn, rkey = fw.mr->rkey;
     struct emu_wire_hdr h;
-    struct wire_seed *s;
+    struct sm5h_seed *s;
     int n = 0;
 
 #define SEED(nm, send, recv) \
     (s = &seeds[n++], s->name = (nm), s->ok_send = (send), s->ok_recv = (recv))
     /* Responses to the read (S), the atomic (S + 1) and the write (S + 2) in flight. */
     SEED("resp_all_raw", 3, -1);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     emu_wire_hdr_init(&h, EMU_WIRE_READ_RESP, WIRE_FAKE_QPN, qpn, S);
     seed_raw(s, &h, WIRE_READ_LEN);
     emu_wire_hdr_init(&h, EMU_WIRE_ATOMIC_RESP, WIRE_FAKE_QPN, qpn, S + 1);
@@ -1007,67 +971,67 @@ static void wire_write_seeds(const char *dir)
     emu_wire_hdr_init(&h, EMU_WIRE_ACK, WIRE_FAKE_QPN, qpn, S + 2);
     seed_raw(s, &h, 0);
     SEED("resp_all_tmpl", 3, -1);
-    seed_put(s, "\x00\x0f\x00\x09\x01\x0a\x02", 7);
+    sm5h_seed_put(s, "\x00\x0f\x00\x09\x01\x0a\x02", 7);
     SEED("ack_write", 1, -1);
-    seed_put(s, "\x02\x0a\x00", 3);
+    sm5h_seed_put(s, "\x02\x0a\x00", 3);
     SEED("ack_write_raw", 1, -1);
-    seed_u8(s, 0x02);
+    sm5h_seed_u8(s, 0x02);
     emu_wire_hdr_init(&h, EMU_WIRE_ACK, WIRE_FAKE_QPN, qpn, S);
     seed_raw(s, &h, 0);
     SEED("nak_read", 0, -1);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     emu_wire_hdr_init(&h, EMU_WIRE_NAK, WIRE_FAKE_QPN, qpn, S);
     h.syndrome = PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR;
     seed_raw(s, &h, 0);
     SEED("nak_rnr_write", -1, -1);
-    seed_u8(s, 0x22); /* a write alone, rnr_retry 1 */
+    sm5h_seed_u8(s, 0x22); /* a write alone, rnr_retry 1 */
     emu_wire_hdr_init(&h, EMU_WIRE_NAK, WIRE_FAKE_QPN, qpn, S);
     h.syndrome = EMU_WIRE_NAK_RNR;
     h.imm = htobe32(1);
     seed_raw(s, &h, 0);
-    seed_put(s, "\xc2\xc1", 2); /* the timer resends it; answered */
+    sm5h_seed_put(s, "\xc2\xc1", 2); /* the timer resends it; answered */
     SEED("read_resp", 1, -1);
-    seed_u8(s, 0x00);
+    sm5h_seed_u8(s, 0x00);
     emu_wire_hdr_init(&h, EMU_WIRE_READ_RESP, WIRE_FAKE_QPN, qpn, S);
     seed_raw(s, &h, WIRE_READ_LEN);
     SEED("read_resp_short", 1, -1);
-    seed_put(s, "\x00\x2f\x00\x00\x10", 5);
-    seed_put(s, "0123456789abcdef", 16);
+    sm5h_seed_put(s, "\x00\x2f\x00\x00\x10", 5);
+    sm5h_seed_put(s, "0123456789abcdef", 16);
     SEED("atomic_resp", 3, -1);
-    seed_u8(s, 0x04); /* max_rd_atomic 1: the atomic waits for the read's response */
+    sm5h_seed_u8(s, 0x04); /* max_rd_atomic 1: the atomic waits for the read's response */
     emu_wire_hdr_init(&h, EMU_WIRE_ATOMIC_RESP, WIRE_FAKE_QPN, qpn, S + 1);
     seed_raw(s, &h, 8);
-    seed_put(s, "\x0f\x00\xc1", 3);
+    sm5h_seed_put(s, "\x0f\x00\xc1", 3);
     SEED("answer_all", 3, -1);
-    seed_put(s, "\x01\xc1", 2);
+    sm5h_seed_put(s, "\x01\xc1", 2);
     SEED("answer_all_rd1", 3, -1);
-    seed_put(s, "\x04\xc1\xc1\xc1", 4);
+    sm5h_seed_put(s, "\x04\xc1\xc1\xc1", 4);
     SEED("req_write", -1, -1);
-    seed_u8(s, 0x03);
+    sm5h_seed_u8(s, 0x03);
     emu_wire_hdr_init(&h, EMU_WIRE_WRITE, WIRE_FAKE_QPN, qpn, R);
     h.rkey = htobe32(rkey);
     h.raddr = htobe64(WIRE_IOVA + WIRE_T_WRITE);
     h.flags = EMU_WIRE_F_ACK_REQ;
     seed_raw(s, &h, 64);
     SEED("req_write_imm", -1, 1);
-    seed_put(s, "\x03\x03\x00", 3);
+    sm5h_seed_put(s, "\x03\x03\x00", 3);
     SEED("req_send", -1, 1);
-    seed_u8(s, 0x03);
+    sm5h_seed_u8(s, 0x03);
     emu_wire_hdr_init(&h, EMU_WIRE_SEND, WIRE_FAKE_QPN, qpn, R);
     seed_raw(s, &h, 100);
     SEED("req_send_imm_two", -1, 2);
-    seed_put(s, "\x03\x05\x00\x04\x00", 5);
+    sm5h_seed_put(s, "\x03\x05\x00\x04\x00", 5);
     SEED("req_send_rnr", -1, 0);
-    seed_put(s, "\x83\x04\x00", 3);
+    sm5h_seed_put(s, "\x83\x04\x00", 3);
     SEED("req_read", -1, -1);
-    seed_u8(s, 0x03);
+    sm5h_seed_u8(s, 0x03);
     emu_wire_hdr_init(&h, EMU_WIRE_READ_REQ, WIRE_FAKE_QPN, qpn, R);
     h.rkey = htobe32(rkey);
     h.raddr = htobe64(WIRE_IOVA + WIRE_T_READ);
     h.dma_len = htobe32(256);
     seed_raw(s, &h, 0);
     SEED("req_atomic_fa", -1, -1);
-    seed_u8(s, 0x03);
+    sm5h_seed_u8(s, 0x03);
     emu_wire_hdr_init(&h, EMU_WIRE_ATOMIC, WIRE_FAKE_QPN, qpn, R);
     h.rkey = htobe32(rkey);
     h.raddr = htobe64(WIRE_IOVA + WIRE_T_ATOMIC);
@@ -1076,7 +1040,7 @@ static void wire_write_seeds(const char *dir)
     h.swap_add = htobe64(5);
     seed_raw(s, &h, 0);
     SEED("req_atomic_masked_cs", -1, -1);
-    seed_u8(s, 0x03);
+    sm5h_seed_u8(s, 0x03);
     emu_wire_hdr_init(&h, EMU_WIRE_ATOMIC, WIRE_FAKE_QPN, qpn, R);
     h.rkey = htobe32(rkey);
     h.raddr = htobe64(WIRE_IOVA + WIRE_T_ATOMIC);
@@ -1086,51 +1050,37 @@ static void wire_write_seeds(const char *dir)
     h.swap_add = htobe64(0xabcd);
     seed_raw(s, &h, EMU_WIRE_ATOMIC_MASKS_LEN);
     SEED("req_dup_read", -1, -1);
-    seed_put(s, "\x03\x06\x00\x06\x00\x06\xff", 7);
+    sm5h_seed_put(s, "\x03\x06\x00\x06\x00\x06\xff", 7);
     SEED("req_write_large", -1, -1);
-    seed_put(s, "\x03\x22\x00\x50\x00", 5); /* 20480-byte payload: the sink path */
+    sm5h_seed_put(s, "\x03\x22\x00\x50\x00", 5); /* 20480-byte payload: the sink path */
     SEED("req_send_large_split", -1, 1);
-    seed_put(s, "\x03\x24\x00\x17\x00\xc8\x30\xc8\x50", 9);
+    sm5h_seed_put(s, "\x03\x24\x00\x17\x00\xc8\x30\xc8\x50", 9);
     SEED("req_pull_write", -1, -1);
-    seed_put(s, "\x03\x42\x00\x01\x02", 5); /* flags F_PULL: one entry of the fake peer's */
+    sm5h_seed_put(s, "\x03\x42\x00\x01\x02", 5); /* flags F_PULL: one entry of the fake peer's */
     SEED("req_pull_send", -1, 1);
-    seed_put(s, "\x03\x44\x00\x41\x02\x00\x00\x00\x80", 9);
+    sm5h_seed_put(s, "\x03\x44\x00\x41\x02\x00\x00\x00\x80", 9);
     SEED("psn_wrap", 3, -1);
-    seed_put(s, "\x40\x0f\x00\x09\x01\x0a\x02\x02\x00\x02\x00", 11);
+    sm5h_seed_put(s, "\x40\x0f\x00\x09\x01\x0a\x02\x02\x00\x02\x00", 11);
     SEED("timeout_retry", -1, -1);
-    seed_put(s, "\x02\xc2\xc1", 3);
+    sm5h_seed_put(s, "\x02\xc2\xc1", 3);
     SEED("timeout_exceeded", 0, -1);
-    seed_put(s, "\x0a\xc2\xc2\xc2", 4);
+    sm5h_seed_put(s, "\x0a\xc2\xc2\xc2", 4);
     SEED("conn_lost", 0, -1);
-    seed_put(s, "\x00\xc6", 2);
+    sm5h_seed_put(s, "\x00\xc6", 2);
     SEED("reset_stale", -1, -1);
-    seed_put(s, "\x00\xc7\x0a\x02\xc1", 5);
+    sm5h_seed_put(s, "\x00\xc7\x0a\x02\xc1", 5);
     SEED("err_then_resp", 0, -1);
-    seed_put(s, "\x00\xc5\x0f\x00\x0a\x02", 6);
+    sm5h_seed_put(s, "\x00\xc5\x0f\x00\x0a\x02", 6);
     SEED("bad_frames", -1, -1);
-    seed_put(s, "\x03\x01\x00\x0c\x00\x00\x0e\x00\x20\x00\x08SML5xxxx", 17);
+    sm5h_seed_put(s, "\x03\x01\x00\x0c\x00\x00\x0e\x00\x20\x00\x08SML5xxxx", 17);
     SEED("garbage", -1, -1);
-    seed_put(s, "\x00\x80\x40", 3);
+    sm5h_seed_put(s, "\x00\x80\x40", 3);
     for (int i = 0; i < 64; i++)
-        seed_u8(s, (uint8_t)(i * 37 + 11));
+        sm5h_seed_u8(s, (uint8_t)(i * 37 + 11));
 #undef SEED
 
-    for (int i = 0; i < n; i++) {
-        s = &seeds[i];
-        wire_log("seed %s:\n", s->name);
-        wire_run(s->bytes, s->len);
-        if ((s->ok_send >= 0 && fw.ok_send != s->ok_send) ||
-            (s->ok_recv >= 0 && fw.ok_recv != s->ok_recv)) {
-            fprintf(stderr,
-                    "seed %s: %d successful send and %d receive completions, expected %d and "
-                    "%d\n",
-                    s->name, fw.ok_send, fw.ok_recv, s->ok_send, s->ok_recv);
-            exit(1);
-        }
-        sm5h_write_file(dir, s->name, s->bytes, s->len);
-    }
-    printf("fuzz_wire: %d seeds written to %s\n", n, dir);
-    exit(0);
+    sm5h_write_seeds(&(struct sm5h_target){"fuzz_wire", wire_run, &fw.ok_send, &fw.ok_recv, false},
+                     dir, seeds, n);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -1151,7 +1101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (wire_setup() != 0)
         exit(77);
-    wire_log("input of %zu bytes:\n", size);
+    sm5h_log("input of %zu bytes:\n", size);
     wire_run(data, size);
     return 0;
 }

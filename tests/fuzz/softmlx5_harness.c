@@ -350,3 +350,53 @@ void sm5h_write_file(const char *dir, const char *name, const uint8_t *data, siz
         exit(1);
     }
 }
+
+void sm5h_log(const char *fmt, ...)
+{
+    static int verbose = -1;
+    va_list ap;
+
+    if (verbose < 0)
+        verbose = getenv("SOFTMLX5_FUZZ_VERBOSE") != NULL;
+    if (!verbose)
+        return;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+void sm5h_seed_put(struct sm5h_seed *s, const void *p, size_t n)
+{
+    if (s->len + n > sizeof(s->bytes))
+        sm5h_die("seed %s: too long", s->name);
+    memcpy(s->bytes + s->len, p, n);
+    s->len += n;
+}
+
+void sm5h_seed_u8(struct sm5h_seed *s, uint8_t v)
+{
+    sm5h_seed_put(s, &v, 1);
+}
+
+void sm5h_write_seeds(const struct sm5h_target *t, const char *dir, const struct sm5h_seed *seeds,
+                      int n)
+{
+    for (int i = 0; i < n; i++) {
+        const struct sm5h_seed *s = &seeds[i];
+
+        sm5h_log("seed %s:\n", s->name);
+        t->run(s->bytes, s->len);
+        if ((s->ok_send >= 0 && *t->ok_send != s->ok_send) ||
+            (s->ok_recv >= 0 && *t->ok_recv != s->ok_recv)) {
+            fprintf(stderr,
+                    "seed %s: %d successful send and %d receive completions, expected %d and "
+                    "%d\n",
+                    s->name, *t->ok_send, *t->ok_recv, s->ok_send, s->ok_recv);
+            if (!t->lax || getenv("SOFTMLX5_FUZZ_SEEDS_LAX") == NULL)
+                exit(1);
+        }
+        sm5h_write_file(dir, s->name, s->bytes, s->len);
+    }
+    printf("%s: %d seeds written to %s\n", t->name, n, dir);
+    exit(0);
+}

@@ -103,7 +103,37 @@ uint64_t sm5h_now_ns(void);
 uint64_t sm5h_cpu_ns(void);
 void sm5h_sleep_us(unsigned int us);
 
+/* A line on stderr when SOFTMLX5_FUZZ_VERBOSE is set (what an input does, step by step). */
+void sm5h_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Writes len bytes to dir/name (seed writers); exits on failure. */
 void sm5h_write_file(const char *dir, const char *name, const uint8_t *data, size_t len);
+
+/* A seed of a target's corpus: an input, and what it must give. */
+struct sm5h_seed {
+    const char *name;
+    uint8_t bytes[4096];
+    size_t len;
+    int ok_send, ok_recv; /* successful completions it must give; -1: any */
+};
+
+/* Appends n bytes (or one) to the seed's input; a seed that outgrows it is a harness failure. */
+void sm5h_seed_put(struct sm5h_seed *s, const void *p, size_t n);
+void sm5h_seed_u8(struct sm5h_seed *s, uint8_t v);
+
+/* A fuzz target as the seed writer runs it. */
+struct sm5h_target {
+    const char *name;
+    void (*run)(const uint8_t *data, size_t size);
+    const int *ok_send, *ok_recv; /* successful completions of the last run */
+    bool lax; /* SOFTMLX5_FUZZ_SEEDS_LAX lets a seed give other counts (reported, not fatal) */
+};
+
+/*
+ * SOFTMLX5_FUZZ_SEEDS=dir: runs each of the n seeds, checks the completions
+ * it gave, writes it to dir, and exits (1 when a seed gave other counts).
+ */
+void sm5h_write_seeds(const struct sm5h_target *t, const char *dir, const struct sm5h_seed *seeds,
+                      int n) __attribute__((noreturn));
 
 #endif /* DGN_FUZZ_SOFTMLX5_HARNESS_H */
