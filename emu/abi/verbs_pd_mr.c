@@ -159,15 +159,16 @@ EMU_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, 
 
 EMU_EXPORT int ibv_dereg_mr(struct ibv_mr *ibv_mr)
 {
+    struct emu_mr *mr = (struct emu_mr *)ibv_mr;
     struct emu_nic *nic;
     uint32_t key;
     int err;
 
     if (ibv_mr == NULL || ibv_mr->context == NULL || !emu_context_is_ours(ibv_mr->context))
         return EINVAL;
-    nic = ((struct emu_mr *)ibv_mr)->nic;
-    key = ((struct emu_mr *)ibv_mr)->key;
-    err = emu_mr_deregister((struct emu_mr *)ibv_mr);
+    nic = mr->nic;
+    key = mr->key;
+    err = emu_mr_deregister(mr);
     /*
      * After: no access takes the key any more, so no new grant names it.
      * Before we return: the program may free the memory then.

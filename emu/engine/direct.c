@@ -30,9 +30,7 @@
  * invalid, or the responder sees it busy and waits for the write to end.
  */
 #include <endian.h>
-#include <errno.h>
 #include <sched.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -85,7 +83,6 @@ int engine_direct_init(struct emu_engine *e)
     struct direct_page *p;
     int fd = memfd_create("softmlx5-direct", MFD_CLOEXEC);
 
-    e->direct_fd = -1;
     if (fd < 0 || ftruncate(fd, sizeof(*p)) != 0) {
         EMU_LOG_INFO("device %s: no shared page for direct writes (%m): small writes take the "
                      "socket",
@@ -233,8 +230,8 @@ bool engine_direct_write(struct emu_qp *qp, const struct emu_wire_hdr *h,
     uint64_t raddr = be64toh(h->raddr);
     struct direct_page *p;
 
-    if (l->gpu || l->bytes == 0 || l->bytes >= ENGINE_PULL_MIN_BYTES || qp->peer == NULL ||
-        emu_conn_dead(qp->peer) || (p = direct_peer_page(qp->peer)) == NULL)
+    if (l->gpu || l->bytes == 0 || l->bytes >= ENGINE_PULL_MIN_BYTES ||
+        (p = direct_peer_page(qp->peer)) == NULL)
         return false;
     hash = direct_hash(rqpn, rkey);
     for (uint32_t i = 0; i < DIRECT_PROBES; i++) {

@@ -195,7 +195,11 @@ int engine_atomic_exec(const struct engine_atomic_op *a, struct emu_mr *mr, uint
                        uint8_t *orig_raw);
 
 /* ---- direct.c: direct writes between devices of one host ---- */
-/* Makes the device's grant page; its memfd, or -1 (no direct writes: the socket carries them). */
+/*
+ * Makes the device's grant page (e->direct, e->direct_fd, which the caller
+ * set to -1 before); its memfd, or -1 (no direct writes: the socket carries
+ * them).
+ */
 int engine_direct_init(struct emu_engine *e);
 /* A WRITE into target t (one host key) was executed for qp from conn: grant it (qp->lock held). */
 void engine_direct_grant(struct emu_qp *qp, struct emu_conn *conn, const struct engine_sgl *t);
@@ -203,8 +207,9 @@ void engine_direct_grant(struct emu_qp *qp, struct emu_conn *conn, const struct 
 void engine_direct_revoke_qp(struct emu_qp *qp);
 /*
  * Writes the WRITE of header h from l straight into the peer's memory
- * (qp's requester, nothing of the QP outstanding). false: not done that
- * way (no grant, too large, GPU memory, a fault): send it as a frame.
+ * (qp's requester, nothing of the QP outstanding, its connection alive).
+ * false: not done that way (no grant, too large, GPU memory, a fault):
+ * send it as a frame.
  */
 bool engine_direct_write(struct emu_qp *qp, const struct emu_wire_hdr *h,
                          const struct engine_sgl *l);

@@ -174,8 +174,12 @@ int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
         run = to == PRM_QP_STATE_RTS;
     }
     pthread_mutex_unlock(&qp->lock);
-    /* Whatever changed (state, access), peers' direct writes end before the caller goes on. */
-    engine_direct_revoke_qp(qp);
+    /*
+     * Whatever changed (state, access), peers' direct writes end before the
+     * caller goes on (entering ERR, engine_qp_fail ended them).
+     */
+    if (to != PRM_QP_STATE_ERR)
+        engine_direct_revoke_qp(qp);
     if (to == PRM_QP_STATE_RST) {
         pthread_mutex_unlock(&qp->sq_lock);
         /* Outside the QP's locks: the UAR watcher takes its own lock, then the QP's. */
@@ -234,10 +238,11 @@ void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome)
 {
     bool first = true;
 
-    if (qp->state != PRM_QP_STATE_ERR)
+    if (qp->state != PRM_QP_STATE_ERR) {
         EMU_LOG_DBG("QP 0x%x enters the error state (syndrome 0x%x)", qp->qpn, syndrome);
+        engine_direct_revoke_qp(qp); /* a QP in ERR is granted nothing */
+    }
     qp->state = PRM_QP_STATE_ERR;
-    engine_direct_revoke_qp(qp);
     /* Receives posted from now on are flushed as the loop sees them posted (engine_err_rqs). */
     if (!qp->rq_err_watch && qp->p.srq == NULL && !qp->p.rq_size_zero) {
         qp->rq_err_watch = true;

@@ -487,22 +487,19 @@ static uint8_t sq_build(struct emu_qp *qp, uint32_t index, struct engine_wqe *w,
 }
 
 /*
- * A WRITE placed straight into a same-host peer's memory (direct.c), only
- * while nothing of the QP is outstanding: every earlier request has then
- * been executed by the responder, so this one lands after them. Not for a
- * WQE executed again after a rewind: it keeps the PSN it had.
+ * Whether the WRITE WQE at index may be placed straight into a same-host
+ * peer's memory (direct.c; qp->lock held, the QP in RTS): only while nothing
+ * of the QP is outstanding, so every earlier request has been executed by
+ * the responder and this one lands after them; not for a WQE executed again
+ * after a rewind, which keeps the PSN it had. Stays true once the lock is
+ * let go: the pending ring only empties meanwhile, and only the requester
+ * (the caller) adds to it or rewinds.
  */
-static bool sq_direct(struct emu_qp *qp, uint32_t index, const struct emu_wire_hdr *h,
-                      const struct engine_sgl *l)
+static bool sq_direct_ok(struct emu_qp *qp, uint32_t index)
 {
-    bool idle;
-
-    pthread_mutex_lock(&qp->lock);
     if (qp->resending && (int32_t)(index - qp->resend_end) >= 0)
         qp->resending = false;
-    idle = qp->pending_head == qp->pending_tail && qp->state == PRM_QP_STATE_RTS && !qp->resending;
-    pthread_mutex_unlock(&qp->lock);
-    return idle && engine_direct_write(qp, h, l);
+    return qp->pending_head == qp->pending_tail && !qp->resending;
 }
 
 /* Whether the WQE must wait before it executes (qp->lock held). */
@@ -535,6 +532,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
     uint64_t masks[2];
     uint32_t masks_len = 0;
     uint8_t synd;
+    bool direct;
 
     if (engine_wqe_fetch(qp, index, posted - index, &w) != 0) {
         /* Unreadable or malformed: a local error, and nothing after it is trusted. */
@@ -557,6 +555,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
         pthread_mutex_unlock(&qp->lock);
         return SQ_STALL;
     }
+    direct = w.opcode == PRM_WQE_OPCODE_RDMA_WRITE && sq_direct_ok(qp, index);
     pthread_mutex_unlock(&qp->lock);
     if (w.opcode == PRM_WQE_OPCODE_WAIT) {
         enum sq_wait r = sq_wait_check(qp, &w);
@@ -594,7 +593,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
         sq_done_local(qp, index, &w, 0, synd);
         return SQ_DONE;
     }
-    if (w.opcode == PRM_WQE_OPCODE_RDMA_WRITE && sq_direct(qp, index, &h, &l)) {
+    if (direct && engine_direct_write(qp, &h, &l)) {
         uint32_t bytes = l.bytes;
 
         engine_sgl_release(&l);

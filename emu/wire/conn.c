@@ -283,13 +283,11 @@ bool wire_pull_ok(struct emu_conn *conn, const struct emu_wire_hdr *h)
     if (h->flags & EMU_WIRE_F_PULL_GRANTED)
         __atomic_store_n(&conn->peer_pulls, true, __ATOMIC_RELEASE);
     if (conn->dialer && offer) {
-        int pid = wire_pull_probe(conn->wire, h);
+        int pid = wire_pull_probe(conn, h);
 
         /* Nothing to say when we cannot read the acceptor: it keeps sending data. */
-        if (pid > 0) {
-            wire_share_map(conn, pid, h);
+        if (pid > 0)
             wire_pull_answer(conn, pid, false);
-        }
     }
     return true;
 }
@@ -308,13 +306,8 @@ bool wire_hello(struct emu_conn *conn, const struct emu_wire_hdr *h)
     conn->identified = true;
     pthread_mutex_unlock(&conn->wire->lock);
     /* A dialer of this host offering single copy: probe it, answer with our own offer. */
-    if (conn->local && h->compare != 0 && conn->wire->cfg.single_copy) {
-        int pid = wire_pull_probe(conn->wire, h);
-
-        if (pid > 0)
-            wire_share_map(conn, pid, h);
-        wire_pull_answer(conn, pid, true);
-    }
+    if (conn->local && h->compare != 0 && conn->wire->cfg.single_copy)
+        wire_pull_answer(conn, wire_pull_probe(conn, h), true);
     return true;
 }
 

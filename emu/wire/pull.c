@@ -55,8 +55,9 @@ void wire_pull_offer(const struct emu_wire *wire, struct emu_wire_hdr *h)
         h->dma_len = htobe32((uint32_t)wire->cfg.share_fd + 1);
 }
 
-int wire_pull_probe(const struct emu_wire *wire, const struct emu_wire_hdr *h)
+int wire_pull_probe(struct emu_conn *conn, const struct emu_wire_hdr *h)
 {
+    const struct emu_wire *wire = conn->wire;
     uint64_t pid = be64toh(h->compare), value = 0;
     struct iovec local = {&value, sizeof(value)};
     struct iovec remote = {(void *)(uintptr_t)be64toh(h->raddr), sizeof(value)};
@@ -68,7 +69,10 @@ int wire_pull_probe(const struct emu_wire *wire, const struct emu_wire_hdr *h)
                     (unsigned long)pid);
         return 0;
     }
-    return value == be64toh(h->swap_add) ? (int)pid : 0;
+    if (value != be64toh(h->swap_add))
+        return 0;
+    wire_share_map(conn, (int)pid, h);
+    return (int)pid;
 }
 
 /* Skips `done` bytes of an iovec array (entries may be empty). */

@@ -115,7 +115,12 @@ void wire_tx_discard(struct emu_conn *conn);
 void wire_pull_init(const struct emu_wire_config *cfg);
 /* Our offer (pid, probe word, shared file) into a HELLO or PULL_OK. */
 void wire_pull_offer(const struct emu_wire *wire, struct emu_wire_hdr *h);
-int wire_pull_probe(const struct emu_wire *wire, const struct emu_wire_hdr *h);
+/*
+ * Reads the probe word a peer's offer h names: its pid when the word holds
+ * the offered value (the peer's shared file, if offered, is then mapped),
+ * else 0.
+ */
+int wire_pull_probe(struct emu_conn *conn, const struct emu_wire_hdr *h);
 
 /* share.c: the peer's shared file, offered in h, mapped once its process pid proved readable. */
 void wire_share_map(struct emu_conn *conn, int pid, const struct emu_wire_hdr *h);

@@ -117,8 +117,7 @@ GDAKI_INLINE void gdaki_sq_ring_at(struct doca_gpu_dev_verbs_qp *qp, uint64_t pr
          * would each wait for the last.
          */
         const uint64_t *wqe =
-                (const uint64_t *)(bf_wqe != NULL ? bf_wqe
-                                                  : (const void *)gdaki_wqe_ptr(qp, prod - 1));
+                (const uint64_t *)(bf_wqe != NULL ? bf_wqe : gdaki_wqe_ptr(qp, prod - 1));
         uint64_t w[8];
 
         for (int i = 0; i < 8; i++)
