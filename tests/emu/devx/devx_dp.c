@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include "emu_test_io.h"
 #include "devx_dp.h"
 
 #include <endian.h>
@@ -466,38 +467,23 @@ void dp_peer_exec(struct dp_qp *q, const struct dp_cmd *c, struct dp_reply *r)
     }
 }
 
-static int dp_full_io(int fd, void *p, size_t len, bool wr)
-{
-    uint8_t *b = p;
-
-    while (len > 0) {
-        ssize_t n = wr ? write(fd, b, len) : read(fd, b, len);
-
-        if (n <= 0)
-            return -1;
-        b += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int dp_peer_serve(struct dp_qp *q, int sock)
 {
     struct dp_cmd c;
     struct dp_reply r;
 
     for (;;) {
-        if (dp_full_io(sock, &c, sizeof(c), false) != 0)
+        if (emu_test_full_io(sock, &c, sizeof(c), false) != 0)
             return -1;
         if (c.op == DP_OP_QUIT)
             break;
         dp_peer_exec(q, &c, &r);
-        if (dp_full_io(sock, &r, sizeof(r), true) != 0)
+        if (emu_test_full_io(sock, &r, sizeof(r), true) != 0)
             return -1;
     }
     r.ok = 1;
     r.value = 0;
-    return dp_full_io(sock, &r, sizeof(r), true);
+    return emu_test_full_io(sock, &r, sizeof(r), true);
 }
 
 static struct dp_reply dp_call(struct dp_peer *p, uint32_t op, uint32_t off, uint32_t len,
@@ -514,8 +500,8 @@ static struct dp_reply dp_call(struct dp_peer *p, uint32_t op, uint32_t off, uin
         dp_peer_exec(p->local, &c, &r);
         return r;
     }
-    if (dp_full_io(p->sock, &c, sizeof(c), true) != 0 ||
-        dp_full_io(p->sock, &r, sizeof(r), false) != 0) {
+    if (emu_test_full_io(p->sock, &c, sizeof(c), true) != 0 ||
+        emu_test_full_io(p->sock, &r, sizeof(r), false) != 0) {
         fprintf(stderr, "the peer process is gone\n");
         r.ok = 0;
     }

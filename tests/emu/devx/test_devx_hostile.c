@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu_test_io.h"
 #include "devx_dp.h"
 
 #define LOG_CQ 6 /* 64 CQEs */
@@ -388,23 +389,6 @@ struct hcmd {
 #define L_SRC    0u      /* requester: gather sources / scatter targets, 512 bytes apart */
 #define L_STRIDE 512u
 
-static int full_io(int fd, void *p, size_t len, bool wr)
-{
-    uint8_t *b = p;
-
-    while (len > 0) {
-        ssize_t n = wr ? write(fd, b, len) : read(fd, b, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        b += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static bool is_zero(const uint8_t *p, uint32_t len)
 {
     for (uint32_t i = 0; i < len; i++)
@@ -424,8 +408,8 @@ static int child_serve(int sock)
             return 1;
         dp_info_of(&b[k], &mine[k]);
     }
-    if (full_io(sock, mine, sizeof(mine), true) != 0 ||
-        full_io(sock, theirs, sizeof(theirs), false) != 0)
+    if (emu_test_full_io(sock, mine, sizeof(mine), true) != 0 ||
+        emu_test_full_io(sock, theirs, sizeof(theirs), false) != 0)
         return 1;
     for (int k = 0; k < NQ; k++)
         if (dp_qp_connect(&b[k], &theirs[k]) != 0)
@@ -436,10 +420,10 @@ static int child_serve(int sock)
         int32_t ok = 1;
         struct dp_qp *q;
 
-        if (full_io(sock, &c, sizeof(c), false) != 0)
+        if (emu_test_full_io(sock, &c, sizeof(c), false) != 0)
             return 1;
         if (c.op == H_QUIT) {
-            full_io(sock, &ok, sizeof(ok), true);
+            emu_test_full_io(sock, &ok, sizeof(ok), true);
             break;
         }
         q = &b[c.idx % NQ];
@@ -474,7 +458,7 @@ static int child_serve(int sock)
             ok = 0;
             break;
         }
-        if (full_io(sock, &ok, sizeof(ok), true) != 0)
+        if (emu_test_full_io(sock, &ok, sizeof(ok), true) != 0)
             return 1;
     }
     for (int k = 0; k < NQ; k++)
@@ -490,12 +474,20 @@ static bool peer(uint32_t op, uint32_t idx, uint32_t off, uint32_t len, uint32_t
     struct hcmd c = {op, idx, off, len, seed};
     int32_t ok = 0;
 
-    if (full_io(peer_sock, &c, sizeof(c), true) != 0 ||
-        full_io(peer_sock, &ok, sizeof(ok), false) != 0) {
+    if (emu_test_full_io(peer_sock, &c, sizeof(c), true) != 0 ||
+        emu_test_full_io(peer_sock, &ok, sizeof(ok), false) != 0) {
         fprintf(stderr, "the peer process is gone\n");
         return false;
     }
     return ok != 0;
+}
+
+/* Whether the peer's QP idx holds exactly len bytes of seed's pattern at T_TGT, zeros around. */
+static bool peer_holds_exactly(int idx, uint32_t len, uint32_t seed)
+{
+    return peer(H_CHECK, (uint32_t)idx, T_TGT, len, seed) &&
+           peer(H_ISZERO, (uint32_t)idx, T_TGT - 64, 64, 0) &&
+           peer(H_ISZERO, (uint32_t)idx, T_TGT + len, 64, 0);
 }
 
 static uint32_t max_ds_advertised(void)
@@ -544,10 +536,7 @@ static void max_inline_write(struct dp_qp *a, const struct dp_info *r, uint32_t 
     dp_ring(a);
     if (!expect(a, index, PRM_WQE_OPCODE_RDMA_WRITE, 0, len, 5000, what))
         return;
-    DP_CHECK(peer(H_CHECK, (uint32_t)idx, T_TGT, len, 0x31) &&
-                     peer(H_ISZERO, (uint32_t)idx, T_TGT - 64, 64, 0) &&
-                     peer(H_ISZERO, (uint32_t)idx, T_TGT + len, 64, 0),
-             "%s: the peer holds exactly its bytes", what);
+    DP_CHECK(peer_holds_exactly(idx, len, 0x31), "%s: the peer holds exactly its bytes", what);
 }
 
 static void max_gather_write(struct dp_qp *a, const struct dp_info *r, uint32_t ds, int idx,
@@ -571,10 +560,8 @@ static void max_gather_write(struct dp_qp *a, const struct dp_info *r, uint32_t 
     dp_ring(a);
     if (!expect(a, index, PRM_WQE_OPCODE_RDMA_WRITE, 0, total, 5000, what))
         return;
-    DP_CHECK(peer(H_CHECK, (uint32_t)idx, T_TGT, total, 0x47) &&
-                     peer(H_ISZERO, (uint32_t)idx, T_TGT - 64, 64, 0) &&
-                     peer(H_ISZERO, (uint32_t)idx, T_TGT + total, 64, 0),
-             "%s: the peer holds exactly the gathered bytes", what);
+    DP_CHECK(peer_holds_exactly(idx, total, 0x47), "%s: the peer holds exactly the gathered bytes",
+             what);
 }
 
 static void max_scatter_read(struct dp_qp *a, const struct dp_info *r, uint32_t ds, int idx,
@@ -664,8 +651,8 @@ static int run_max_wqe(void)
             return 1;
         dp_info_of(&a[k], &mine[k]);
     }
-    if (full_io(peer_sock, theirs, sizeof(theirs), false) != 0 ||
-        full_io(peer_sock, mine, sizeof(mine), true) != 0) {
+    if (emu_test_full_io(peer_sock, theirs, sizeof(theirs), false) != 0 ||
+        emu_test_full_io(peer_sock, mine, sizeof(mine), true) != 0) {
         DP_CHECK(false, "trade QP infos with the child");
         return dp_summary("test_devx_hostile max_wqe");
     }

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu_test_io.h"
 #include "verbs_util.h"
 
 #define ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
@@ -121,32 +122,15 @@ struct side {
     struct peer_info me, peer;
 };
 
-static int full_io(int fd, void *p, size_t len, bool wr)
-{
-    uint8_t *b = p;
-
-    while (len > 0) {
-        ssize_t n = wr ? write(fd, b, len) : read(fd, b, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        b += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* A byte to the peer / the peer's byte (blocking read: this process does not call the library). */
 static int sync_send(struct side *s, char v)
 {
-    return full_io(s->sock, &v, 1, true);
+    return emu_test_full_io(s->sock, &v, 1, true);
 }
 
 static int sync_recv(struct side *s, char *v)
 {
-    return full_io(s->sock, v, 1, false);
+    return emu_test_full_io(s->sock, v, 1, false);
 }
 
 struct side_opts {
@@ -204,8 +188,8 @@ static int side_setup(struct side *s, const struct side_opts *o)
     vu_info_of(&s->c, &s->e, &s->me.vi);
     s->me.big_addr = (uintptr_t)s->big;
     s->me.big_rkey = s->big_mr != NULL ? s->big_mr->rkey : 0;
-    if (full_io(s->sock, &s->me, sizeof(s->me), true) != 0 ||
-        full_io(s->sock, &s->peer, sizeof(s->peer), false) != 0)
+    if (emu_test_full_io(s->sock, &s->me, sizeof(s->me), true) != 0 ||
+        emu_test_full_io(s->sock, &s->peer, sizeof(s->peer), false) != 0)
         return -1;
     if (vu_connect(&s->e, &s->peer.vi, ACCESS_ALL, 7) != 0) {
         fprintf(stderr, "%s: connect failed\n", wd_side);
