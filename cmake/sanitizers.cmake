@@ -56,7 +56,7 @@ elseif(DGN_SANITIZE_KIND STREQUAL "thread")
         # poll of emu/abi/verbs_cq.c, the descriptor read of src/gpunetio/qp_query.c),
         # on CPUs and in the same code built for the GPU. Under TSan those
         # accesses are themselves acquire loads and release stores instead
-        # (GDAKI_TSAN, include/device/gdaki_platform.h), so TSan sees the
+        # (GDAKI_TSAN, include/device/impl/gdaki_platform.h), so TSan sees the
         # ordering the fences give; an ordering that rests on a fence alone is
         # reported as a race, which is what this build is for.
         add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:-Wno-tsan>")

@@ -13,7 +13,7 @@
  *
  * CPU execution: doca_gpu_verbs_export_qp() with gpu_dev NULL builds the
  * descriptor in host memory for CPU threads, which drive it with the same
- * data-path core (include/device/gdaki_verbs.h) a kernel uses.
+ * data-path core (include/device/impl/gdaki_verbs.h) a kernel uses.
  */
 #ifndef DOCA_GPUNETIO_H
 #define DOCA_GPUNETIO_H

@@ -21,7 +21,7 @@ tsan_skip=(
     # fork is not supported").
     test_verbs_fork_after_open
     # Send-queue slot reuse with many threads on one QP: a thread writes a slot
-    # (include/device/gdaki_sync.h gdaki_store_wqe, from gdaki_put) that the device's thread
+    # (include/device/impl/gdaki_sync.h gdaki_store_wqe, from gdaki_put) that the device's thread
     # read before (emu/engine/requester.c engine_wqe_fetch), and TSan sees no order between
     # the two (the slot-free check is gdaki_sq_wait_slots / gdaki_cq_poll_one_at).
     # share_exclusive, one thread on the same wrapping ring, failed once in 12 runs.

@@ -84,7 +84,7 @@ __device__ static __forceinline__ void bare_body(const struct sink_args a)
 
     gdaki_wqe_rdma(qp, gdaki_wqe_ptr(qp, lane_off), lane_off,
                    OP == SINK_GET ? PRM_WQE_OPCODE_RDMA_READ : PRM_WQE_OPCODE_RDMA_WRITE,
-                   GDAKI_WQE_FLAGS, 0, r.addr, r.key, l.addr, l.key, 8);
+                   DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE, 0, r.addr, r.key, l.addr, l.key, 8);
     for (int k = 0; k < 4; k++)
         w[k] = built[k];
     for (uint32_t i = 0; i < a.iters; i++) {

@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "doca_gpunetio_verbs_def.h"
+/* GDAKI_INLINE; last, as the public header above removes it at its end. */
+#include "gdaki_macros.h"
 
 #ifdef __cplusplus
 extern "C" {

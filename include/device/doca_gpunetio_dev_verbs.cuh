@@ -6,4 +6,6 @@
 #include "doca_gpunetio_dev_verbs_counter.cuh"
 #include "doca_gpunetio_dev_verbs_onesided.cuh"
 
+#include "impl/gdaki_macros_end.h"
+
 #endif /* DOCA_GPUNETIO_DEV_VERBS_CUH */

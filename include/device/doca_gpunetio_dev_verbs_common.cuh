@@ -8,7 +8,7 @@
 #define DOCA_GPUNETIO_DEV_VERBS_COMMON_CUH
 
 #include "doca_gpunetio_verbs_def.h"
-#include "gdaki_verbs.h"
+#include "impl/gdaki_verbs.h"
 
 /* Orders earlier stores before later ones for observers in sync_scope (THREAD: none). */
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS>
@@ -65,5 +65,7 @@ __device__ static __forceinline__ uint64_t doca_gpu_dev_verbs_query_globaltimer(
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+
+#include "impl/gdaki_macros_end.h"
 
 #endif /* DOCA_GPUNETIO_DEV_VERBS_COMMON_CUH */

@@ -11,6 +11,7 @@
 #define DOCA_GPUNETIO_DEV_VERBS_COUNTER_CUH
 
 #include "doca_gpunetio_dev_verbs_onesided.cuh"
+#include "impl/dgn_params.h"
 
 #define DGN_COUNTER_ARGS                                                                      \
     struct doca_gpu_dev_verbs_qp *companion_qp, struct doca_gpu_dev_verbs_addr counter_raddr, \
@@ -83,5 +84,7 @@ doca_gpu_dev_verbs_get_counter(struct doca_gpu_dev_verbs_qp *qp,
 
 #undef DGN_COUNTER_ARGS
 #undef DGN_COUNTER_POST
+
+#include "impl/gdaki_macros_end.h"
 
 #endif /* DOCA_GPUNETIO_DEV_VERBS_COUNTER_CUH */

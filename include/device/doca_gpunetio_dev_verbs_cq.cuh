@@ -47,4 +47,6 @@ doca_gpu_dev_verbs_poll_cq_collapsed_at(struct doca_gpu_dev_verbs_qp *qp, uint64
     return gdaki_cq_poll_at(&qp->cq_sq, wqe_idx);
 }
 
+#include "impl/gdaki_macros_end.h"
+
 #endif /* DOCA_GPUNETIO_DEV_VERBS_CQ_CUH */

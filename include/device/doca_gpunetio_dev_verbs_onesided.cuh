@@ -15,14 +15,7 @@
 
 #include "doca_gpunetio_dev_verbs_qp.cuh"
 
-#define DGN_RSM_PARAM                                                     \
-    enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode = \
-            DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU
-#define DGN_NIC_PARAM \
-    enum doca_gpu_dev_verbs_nic_handler nic_handler = DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO
-#define DGN_SCOPE_PARAM \
-    enum doca_gpu_dev_verbs_exec_scope exec_scope = DOCA_GPUNETIO_VERBS_EXEC_SCOPE_THREAD
-#define DGN_CODE_OPT uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT
+#include "impl/dgn_params.h"
 
 /*
  * Runs post (a lambda taking the handler word) for a post of qp with
@@ -328,5 +321,7 @@ __device__ static __forceinline__ void doca_gpu_dev_verbs_fence(struct doca_gpu_
 {
     (void)qp;
 }
+
+#include "impl/gdaki_macros_end.h"
 
 #endif /* DOCA_GPUNETIO_DEV_VERBS_ONESIDED_CUH */

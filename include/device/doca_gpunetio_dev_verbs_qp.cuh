@@ -270,4 +270,6 @@ doca_gpu_dev_verbs_submit_proxy(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_
                     code_opt);
 }
 
+#include "impl/gdaki_macros_end.h"
+
 #endif /* DOCA_GPUNETIO_DEV_VERBS_QP_CUH */

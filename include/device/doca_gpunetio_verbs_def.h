@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gdaki_platform.h"
+#include "impl/gdaki_macros.h"
+#include "impl/gdaki_platform.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -350,5 +351,7 @@ GDAKI_STATIC_ASSERT(sizeof(struct doca_gpu_dev_verbs_qp) == 2 * DOCA_GPUNETIO_VE
 #ifdef __cplusplus
 }
 #endif
+
+#include "impl/gdaki_macros_end.h"
 
 #endif /* DOCA_GPUNETIO_VERBS_DEF_H */

@@ -13,6 +13,8 @@
 
 #include "doca_gpunetio_verbs_def.h"
 #include "gdaki_platform.h"
+/* GDAKI_INLINE; last, as the public header above removes it at its end. */
+#include "gdaki_macros.h"
 
 #define DP_BUF_SIZE (4u << 20) /* each side's registered buffer */
 

@@ -80,7 +80,7 @@
  * retry-livelock, dead-timer-live, spin).
  *
  * Seeds: SOFTMLX5_FUZZ_SEEDS=DIR fuzz_engine X writes them to DIR (WQEs
- * built with the PRM helpers of include/device/prm/mlx5_wqe.h; each one is
+ * built with the PRM helpers of include/device/impl/prm/mlx5_wqe.h; each one is
  * run and its completions checked first) and exits:
  * SOFTMLX5_FUZZ_SEEDS=tests/fuzz/corpus/engine build-fz/tests/fuzz_engine
  * tests/fuzz/corpus/engine. SOFTMLX5_FUZZ_VERBOSE=1 prints what each input

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The WQE builders and CQE accessors of include/device/prm run on the GPU
+ * The WQE builders and CQE accessors of include/device/impl/prm run on the GPU
  * and produce byte-for-byte what they produce on the host: one thread per
  * WQE (or CQE), many threads, compared after a copy back.
  */

@@ -17,7 +17,7 @@ echo "doca-gpunetio $gpunetio, doca-common $common"
 [ "$gpunetio" = "$version" ] || { echo "doca-gpunetio reports $gpunetio, expected $version"; exit 1; }
 [ "$common" = "$gpunetio" ] || { echo "doca-common $common differs from doca-gpunetio $gpunetio"; exit 1; }
 
-for header in doca_error.h device/gdaki_platform.h; do
+for header in doca_error.h device/doca_gpunetio_verbs_def.h device/impl/gdaki_platform.h; do
     [ -f "$prefix/include/doca-gpunetio-open/$header" ] || { echo "$header not installed"; exit 1; }
 done
 
@@ -25,6 +25,7 @@ cat >"$prefix/user.c" <<'PROG'
 #include <stdio.h>
 #include <string.h>
 #include <doca_error.h>
+#include <doca_gpunetio_verbs_def.h>
 int main(void)
 {
     const char *name = doca_error_get_name(DOCA_ERROR_NOT_SUPPORTED);

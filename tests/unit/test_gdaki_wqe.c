@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The data-path core's WQE builders (include/device/gdaki_verbs_wqe.h) and
+ * The data-path core's WQE builders (include/device/impl/gdaki_verbs_wqe.h) and
  * doorbell values (gdaki_verbs_sq.h), byte for byte against WQEs assembled
  * with rdma-core's mlx5dv.h builders; the DOCA enumerator values against
  * the numbers DOCA gives them; the completion matcher against hand-made

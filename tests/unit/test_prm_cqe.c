@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * CQE64 layout, accessors and builders of include/device/prm/mlx5_cqe.h,
+ * CQE64 layout, accessors and builders of include/device/impl/prm/mlx5_cqe.h,
  * checked against rdma-core's installed <infiniband/mlx5dv.h> as an
  * independent oracle: its structs read the same bytes, its accessors return
  * the same values.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * WQE layouts and builders of include/device/prm/mlx5_wqe.h, checked against
+ * WQE layouts and builders of include/device/impl/prm/mlx5_wqe.h, checked against
  * rdma-core's installed <infiniband/mlx5dv.h> as an independent oracle, and
  * against byte sequences written out by hand from the PRM.
  */

@@ -5,13 +5,16 @@
  * Export uses it for real QPs; the sink benchmark for rings it allocates
  * itself, so that both data paths read exactly the same thing.
  */
-#ifndef GDAKI_VERBS_DESC_H
-#define GDAKI_VERBS_DESC_H
+#ifndef DOCA_GPUNETIO_IMPL_VERBS_DESC_H
+#define DOCA_GPUNETIO_IMPL_VERBS_DESC_H
 
 #include <stdint.h>
 
-#include "doca_gpunetio_verbs_def.h"
+#include "../doca_gpunetio_verbs_def.h"
 #include "gdaki_platform.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "gdaki_macros.h"
 
 /*
  * The scope whose release fences order the data path's stores for the NIC
@@ -62,4 +65,4 @@ GDAKI_INLINE void gdaki_desc_set_cq(struct doca_gpu_dev_verbs_cq *c, uint8_t *ri
     c->dbrec = dbrec;
 }
 
-#endif /* GDAKI_VERBS_DESC_H */
+#endif /* DOCA_GPUNETIO_IMPL_VERBS_DESC_H */

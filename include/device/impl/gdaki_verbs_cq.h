@@ -8,15 +8,18 @@
  * done, because an RC send queue completes in order. Pollers share nothing
  * but the CQE memory: many threads may wait on one CQ at once.
  */
-#ifndef GDAKI_VERBS_CQ_H
-#define GDAKI_VERBS_CQ_H
+#ifndef DOCA_GPUNETIO_IMPL_VERBS_CQ_H
+#define DOCA_GPUNETIO_IMPL_VERBS_CQ_H
 
 #include <errno.h>
 #include <stdint.h>
 
-#include "doca_gpunetio_verbs_def.h"
+#include "../doca_gpunetio_verbs_def.h"
 #include "gdaki_sync.h"
 #include "prm/mlx5_cqe.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "gdaki_macros.h"
 
 /* Byte offsets in a CQE64: the error syndromes word and the wqe_counter/signature/op_own word. */
 #define GDAKI_CQE_SYNDROMES_OFF 52
@@ -106,4 +109,7 @@ GDAKI_INLINE int gdaki_cq_poll(struct doca_gpu_dev_verbs_cq *cq, uint32_t count)
     return 0;
 }
 
-#endif /* GDAKI_VERBS_CQ_H */
+#undef GDAKI_CQE_SYNDROMES_OFF
+#undef GDAKI_CQE_TAIL_OFF
+
+#endif /* DOCA_GPUNETIO_IMPL_VERBS_CQ_H */

@@ -7,14 +7,17 @@
  * code a kernel runs. The DOCA-compatible C++ templates of the .cuh headers
  * are a thin layer over it.
  */
-#ifndef GDAKI_VERBS_H
-#define GDAKI_VERBS_H
+#ifndef DOCA_GPUNETIO_IMPL_VERBS_H
+#define DOCA_GPUNETIO_IMPL_VERBS_H
 
-#include "doca_gpunetio_verbs_def.h"
+#include "../doca_gpunetio_verbs_def.h"
 #include "gdaki_sync.h"
 #include "gdaki_verbs_cq.h"
 #include "gdaki_verbs_onesided.h"
 #include "gdaki_verbs_sq.h"
 #include "gdaki_verbs_wqe.h"
 
-#endif /* GDAKI_VERBS_H */
+/* Last: a public header included above removes it at its end. */
+#include "gdaki_macros.h"
+
+#endif /* DOCA_GPUNETIO_IMPL_VERBS_H */

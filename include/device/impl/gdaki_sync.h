@@ -6,16 +6,19 @@
  * whole system). The core never touches memory shared with the NIC or with
  * other threads except through these.
  */
-#ifndef GDAKI_SYNC_H
-#define GDAKI_SYNC_H
+#ifndef DOCA_GPUNETIO_IMPL_SYNC_H
+#define DOCA_GPUNETIO_IMPL_SYNC_H
 
 #include <stdint.h>
 #if !defined(__CUDA_ARCH__)
 #include <sched.h>
 #endif
 
-#include "doca_gpunetio_verbs_def.h"
+#include "../doca_gpunetio_verbs_def.h"
 #include "gdaki_platform.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "gdaki_macros.h"
 
 #if defined(__CUDA_ARCH__)
 #define GDAKI_ON_GPU 1
@@ -245,18 +248,6 @@ GDAKI_INLINE void *gdaki_ro_ptr(void *const *p)
 }
 
 /*
- * Tells the compiler that p (never NULL) is a global-memory address: GPU
- * memory or host memory mapped for the GPU, as every ring a descriptor names
- * is. Stores through it are then global-space ones, without the generic
- * address check.
- */
-#if GDAKI_ON_GPU
-#define GDAKI_ASSUME_GLOBAL(p) __builtin_assume(__isGlobal(p))
-#else
-#define GDAKI_ASSUME_GLOBAL(p) ((void)(p))
-#endif
-
-/*
  * A load that is re-done every time (memory another agent writes: CQEs, the
  * proxy's index). Under ThreadSanitizer an acquire load: the ordering the
  * caller's gdaki_fence gives, in a form TSan sees (gdaki_platform.h).
@@ -317,4 +308,8 @@ GDAKI_INLINE void gdaki_store_wqe(void *dst, const struct doca_gpu_dev_verbs_wqe
 #endif
 }
 
-#endif /* GDAKI_SYNC_H */
+#undef GDAKI_RSM_ASM
+#undef GDAKI_HAVE_FENCE_RELEASE
+#undef GDAKI_ON_GPU
+
+#endif /* DOCA_GPUNETIO_IMPL_SYNC_H */

@@ -11,12 +11,15 @@
  * done here: the helpers below are plain loads and stores, and the
  * barriers, whose scope depends on where the CQ lives, belong to the caller.
  */
-#ifndef GDAKI_PRM_MLX5_CQE_H
-#define GDAKI_PRM_MLX5_CQE_H
+#ifndef DOCA_GPUNETIO_IMPL_PRM_MLX5_CQE_H
+#define DOCA_GPUNETIO_IMPL_PRM_MLX5_CQE_H
 
 #include <stdint.h>
 
-#include "gdaki_platform.h"
+#include "../gdaki_platform.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "../gdaki_macros.h"
 
 /* CQE opcodes (op_own [7:4]). */
 enum prm_cqe_opcode {
@@ -66,8 +69,10 @@ enum {
     PRM_CQE_OPCODE_SHIFT = 4,
 };
 
-#define PRM_CQE_SIZE     64
-#define PRM_CQE_QPN_MASK 0x00ffffffu
+enum {
+    PRM_CQE_SIZE = 64,
+    PRM_CQE_QPN_MASK = 0x00ffffff,
+};
 
 /* A CQE64 as requester and responder completions use it. */
 struct prm_cqe64 {
@@ -298,4 +303,4 @@ GDAKI_INLINE uint8_t prm_cqe_fill_error(struct prm_cqe64 *cqe, uint8_t opcode, u
     return prm_cqe_make_op_own(opcode, owner);
 }
 
-#endif /* GDAKI_PRM_MLX5_CQE_H */
+#endif /* DOCA_GPUNETIO_IMPL_PRM_MLX5_CQE_H */

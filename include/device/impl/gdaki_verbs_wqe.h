@@ -6,14 +6,29 @@
  * big-endian already (DOCA_GPUNETIO_VERBS_MKEY_SWAPPED). Nothing here
  * publishes the WQE: mark_wqes_ready and submit (gdaki_verbs_sq.h) do.
  */
-#ifndef GDAKI_VERBS_WQE_H
-#define GDAKI_VERBS_WQE_H
+#ifndef DOCA_GPUNETIO_IMPL_VERBS_WQE_H
+#define DOCA_GPUNETIO_IMPL_VERBS_WQE_H
 
 #include <stdint.h>
 
-#include "doca_gpunetio_verbs_def.h"
+#include "../doca_gpunetio_verbs_def.h"
 #include "gdaki_sync.h"
 #include "prm/mlx5_wqe.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "gdaki_macros.h"
+
+/*
+ * Tells the compiler that p (never NULL) is a global-memory address: GPU
+ * memory or host memory mapped for the GPU, as every ring a descriptor names
+ * is. Stores through it are then global-space ones, without the generic
+ * address check.
+ */
+#if defined(__CUDA_ARCH__)
+#define GDAKI_ASSUME_GLOBAL(p) __builtin_assume(__isGlobal(p))
+#else
+#define GDAKI_ASSUME_GLOBAL(p) ((void)(p))
+#endif
 
 /*
  * A WQE under construction: the control segment and room for three more DS.
@@ -194,4 +209,6 @@ GDAKI_INLINE void gdaki_wqe_dump(const struct doca_gpu_dev_verbs_qp *qp,
     gdaki_store_wqe(wqe_ptr, &w.raw);
 }
 
-#endif /* GDAKI_VERBS_WQE_H */
+#undef GDAKI_ASSUME_GLOBAL
+
+#endif /* DOCA_GPUNETIO_IMPL_VERBS_WQE_H */

@@ -10,12 +10,15 @@
  * exception is the immediate of the control segment, stored as given (see
  * prm_wqe_set_ctrl_seg).
  */
-#ifndef GDAKI_PRM_MLX5_WQE_H
-#define GDAKI_PRM_MLX5_WQE_H
+#ifndef DOCA_GPUNETIO_IMPL_PRM_MLX5_WQE_H
+#define DOCA_GPUNETIO_IMPL_PRM_MLX5_WQE_H
 
 #include <stdint.h>
 
-#include "gdaki_platform.h"
+#include "../gdaki_platform.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "../gdaki_macros.h"
 
 /* Send WQE opcodes (control segment opcode field). */
 enum prm_wqe_opcode {
@@ -82,18 +85,21 @@ enum {
     PRM_WQE_ETH_L4_CSUM = 1 << 7,
 };
 
-#define PRM_WQE_BB_SIZE         64
-#define PRM_WQE_BB_SHIFT        6
-#define PRM_WQE_DS_SIZE         16
-#define PRM_WQE_DS_PER_BB       (PRM_WQE_BB_SIZE / PRM_WQE_DS_SIZE)
-/* The DS field is 6 bits wide: a WQE spans at most 63 DS (1008 bytes, 16 BBs). */
-#define PRM_WQE_MAX_DS          63
-/* The largest WQE in basic blocks (63 DS round up to 16, 1024 bytes): size WQE buffers by it. */
-#define PRM_WQE_MAX_BB          16
+enum {
+    PRM_WQE_BB_SIZE = 64,
+    PRM_WQE_BB_SHIFT = 6,
+    PRM_WQE_DS_SIZE = 16,
+    PRM_WQE_DS_PER_BB = PRM_WQE_BB_SIZE / PRM_WQE_DS_SIZE,
+    /* The DS field is 6 bits wide: a WQE spans at most 63 DS (1008 bytes, 16 BBs). */
+    PRM_WQE_MAX_DS = 63,
+    /* The largest WQE in basic blocks (63 DS round up to 16, 1024 bytes): size WQE buffers by it.
+     */
+    PRM_WQE_MAX_BB = 16,
+    /* The control segment index field is 16 bits: the low 16 bits of the producer counter. */
+    PRM_WQE_IDX_SHIFT = 8,
+};
 /* Bit 31 of an inline segment's byte count marks the segment as inline data. */
-#define PRM_WQE_INLINE_SEG_FLAG 0x80000000u
-/* The control segment index field is 16 bits: the low 16 bits of the producer counter. */
-#define PRM_WQE_IDX_SHIFT       8
+static const uint32_t PRM_WQE_INLINE_SEG_FLAG = 0x80000000u;
 
 /* Control segment: opens every WQE. */
 struct prm_wqe_ctrl_seg {
@@ -198,34 +204,35 @@ struct prm_wqe_wait_seg {
 };
 GDAKI_STATIC_ASSERT(sizeof(struct prm_wqe_wait_seg) == 16, "wait segment is 16 bytes");
 
-/* Number of DS that `bytes` of segments occupy (rounded up). */
+/* DS counts of the common WQE shapes, derived from the segment sizes (rounded up). */
 #define PRM_WQE_DS_OF(bytes) (((bytes) + PRM_WQE_DS_SIZE - 1) / PRM_WQE_DS_SIZE)
-
-/* DS counts of the common WQE shapes, derived from the segment sizes. */
-#define PRM_WQE_DS_RDMA                                                                \
-    PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) + \
-                  sizeof(struct prm_wqe_data_seg))
-#define PRM_WQE_DS_SEND \
-    (PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_data_seg)))
-#define PRM_WQE_DS_ATOMIC                                                              \
-    PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) + \
-                  sizeof(struct prm_wqe_atomic_seg) + sizeof(struct prm_wqe_data_seg))
-#define PRM_WQE_DS_MASKED_CS64                                                         \
-    PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) + \
-                  sizeof(struct prm_wqe_masked_cs64_seg) + sizeof(struct prm_wqe_data_seg))
-#define PRM_WQE_DS_WAIT \
-    PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_wait_seg))
+enum {
+    PRM_WQE_DS_RDMA =
+            PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) +
+                          sizeof(struct prm_wqe_data_seg)),
+    PRM_WQE_DS_SEND =
+            PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_data_seg)),
+    PRM_WQE_DS_ATOMIC =
+            PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) +
+                          sizeof(struct prm_wqe_atomic_seg) + sizeof(struct prm_wqe_data_seg)),
+    PRM_WQE_DS_MASKED_CS64 =
+            PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) +
+                          sizeof(struct prm_wqe_masked_cs64_seg) + sizeof(struct prm_wqe_data_seg)),
+    PRM_WQE_DS_WAIT =
+            PRM_WQE_DS_OF(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_wait_seg)),
+};
+#undef PRM_WQE_DS_OF
 
 /* DS count of `bytes` of segments. */
 GDAKI_INLINE uint32_t prm_wqe_ds_count(uint32_t bytes)
 {
-    return PRM_WQE_DS_OF(bytes);
+    return (bytes + PRM_WQE_DS_SIZE - 1) / PRM_WQE_DS_SIZE;
 }
 
 /* DS count of an inline segment carrying `len` bytes of data (header included). */
 GDAKI_INLINE uint32_t prm_wqe_inline_ds(uint32_t len)
 {
-    return PRM_WQE_DS_OF((uint32_t)sizeof(struct prm_wqe_inline_seg) + len);
+    return prm_wqe_ds_count((uint32_t)sizeof(struct prm_wqe_inline_seg) + len);
 }
 
 /* Number of 64-byte basic blocks a WQE of `ds` DS occupies in the ring. */
@@ -377,4 +384,4 @@ GDAKI_INLINE void prm_wqe_set_wait_seg(struct prm_wqe_wait_seg *seg, uint32_t ob
     seg->obj_num = gdaki_htobe32(obj_num);
 }
 
-#endif /* GDAKI_PRM_MLX5_WQE_H */
+#endif /* DOCA_GPUNETIO_IMPL_PRM_MLX5_WQE_H */

@@ -24,15 +24,18 @@
  * With EXCLUSIVE sharing one thread owns the QP: the same steps without
  * atomics, lock or waiting for a turn.
  */
-#ifndef GDAKI_VERBS_SQ_H
-#define GDAKI_VERBS_SQ_H
+#ifndef DOCA_GPUNETIO_IMPL_VERBS_SQ_H
+#define DOCA_GPUNETIO_IMPL_VERBS_SQ_H
 
 #include <stdint.h>
 
-#include "doca_gpunetio_verbs_def.h"
+#include "../doca_gpunetio_verbs_def.h"
 #include "gdaki_sync.h"
 #include "gdaki_verbs_cq.h"
 #include "gdaki_verbs_wqe.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "gdaki_macros.h"
 
 /* Waits until the n slots from base are free (the WQEs they held before have completed). */
 GDAKI_INLINE void gdaki_sq_wait_slots(struct doca_gpu_dev_verbs_qp *qp, uint64_t base, uint32_t n)
@@ -135,10 +138,12 @@ GDAKI_INLINE void gdaki_sq_ring_at(struct doca_gpu_dev_verbs_qp *qp, uint64_t pr
  * is GPU where the call is compiled. Without it the scope is read from the
  * descriptor at each doorbell.
  */
-#define GDAKI_NIC_SCOPE_GPU (1u << 8)
-
-/* The handler word of the QP export makes most often: the GPU rings, everything in GPU memory. */
-#define GDAKI_NIC_GPU_DB (DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB | GDAKI_NIC_SCOPE_GPU)
+enum {
+    GDAKI_NIC_SCOPE_GPU = 1 << 8,
+    /* The handler word of the QP export makes most often: the GPU rings, everything in GPU memory.
+     */
+    GDAKI_NIC_GPU_DB = DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB | GDAKI_NIC_SCOPE_GPU,
+};
 
 /* The handler a post with handler word nic rings with: the QP's own for AUTO. */
 GDAKI_INLINE uint32_t gdaki_nic_handler(const struct doca_gpu_dev_verbs_qp *qp, uint32_t nic)
@@ -234,4 +239,4 @@ GDAKI_INLINE void gdaki_sq_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t pro
     gdaki_sq_submit_wqe(qp, prod_idx, rsm, nic, code_opt, NULL);
 }
 
-#endif /* GDAKI_VERBS_SQ_H */
+#endif /* DOCA_GPUNETIO_IMPL_VERBS_SQ_H */

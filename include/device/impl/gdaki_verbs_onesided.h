@@ -13,16 +13,19 @@
  * (gdaki_verbs_sq.h), which the DOCA facade resolves once per call
  * (gdaki_nic_resolve) so that the common QP gets straight code.
  */
-#ifndef GDAKI_VERBS_ONESIDED_H
-#define GDAKI_VERBS_ONESIDED_H
+#ifndef DOCA_GPUNETIO_IMPL_VERBS_ONESIDED_H
+#define DOCA_GPUNETIO_IMPL_VERBS_ONESIDED_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "doca_gpunetio_verbs_def.h"
+#include "../doca_gpunetio_verbs_def.h"
 #include "gdaki_verbs_cq.h"
 #include "gdaki_verbs_sq.h"
 #include "gdaki_verbs_wqe.h"
+
+/* Last: a public header included above removes it at its end. */
+#include "gdaki_macros.h"
 
 #if defined(__CUDACC__)
 /* This thread's lane in its warp. */
@@ -111,7 +114,7 @@ GDAKI_INLINE uint64_t gdaki_post_begin(struct gdaki_post *g, struct doca_gpu_dev
                                        enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
                                        uint32_t code_opt)
 {
-#if GDAKI_ON_GPU
+#if defined(__CUDA_ARCH__)
     if (rsm != DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
         /* The converged lanes, as cooperative groups' coalesced_threads() finds them. */
         const uint32_t peers = __match_any_sync(__activemask(), (unsigned long long)(uintptr_t)qp);
@@ -152,7 +155,7 @@ GDAKI_INLINE uint64_t gdaki_post_end(const struct gdaki_post *g, struct doca_gpu
                                      uint32_t n, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
                                      uint32_t nic, uint32_t code_opt)
 {
-#if GDAKI_ON_GPU
+#if defined(__CUDA_ARCH__)
     if (g->peers != 0) {
         /* Every lane's WQE stores before the leader's release of the ready index. */
         __syncwarp(g->peers);
@@ -430,4 +433,6 @@ __device__ static __forceinline__ uint64_t gdaki_put_signal_warp(
 }
 #endif /* __CUDACC__ */
 
-#endif /* GDAKI_VERBS_ONESIDED_H */
+#undef GDAKI_WQE_FLAGS
+
+#endif /* DOCA_GPUNETIO_IMPL_VERBS_ONESIDED_H */
