@@ -103,7 +103,7 @@ doca_gpu_dev_verbs_prepare_inl_rdma_write_wqe_data(struct doca_gpu_dev_verbs_qp 
     static_assert(sizeof(T) <= DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE,
                   "inline data is 28 bytes at most");
     const uint8_t *src = (const uint8_t *)&value;
-    uint8_t *dst = wqe_ptr->bytes + sizeof(struct prm_wqe_ctrl_seg) +
+    uint8_t *dst = wqe_ptr->inl_data + sizeof(struct prm_wqe_ctrl_seg) +
                    sizeof(struct prm_wqe_raddr_seg) + sizeof(struct prm_wqe_inline_seg);
 
     (void)qp;

@@ -11,6 +11,8 @@
 #ifndef DOCA_GPUNETIO_VERBS_DEF_H
 #define DOCA_GPUNETIO_VERBS_DEF_H
 
+#include <limits.h>
+#include <linux/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,9 +25,9 @@ extern "C" {
 
 /* ---- Versions: (major << 16) | (minor << 8) | patch ---------------------------------------- */
 
-#define DOCA_GPUNETIO_VERSION_MAJOR       2
+#define DOCA_GPUNETIO_VERSION_MAJOR       4
 #define DOCA_GPUNETIO_VERSION_MINOR       0
-#define DOCA_GPUNETIO_VERSION_PATCH       0
+#define DOCA_GPUNETIO_VERSION_PATCH       1
 #define DOCA_GPUNETIO_VERSION_MAJOR_SHIFT 16
 #define DOCA_GPUNETIO_VERSION_MINOR_SHIFT 8
 #define DOCA_GPUNETIO_VERSION_PATCH_SHIFT 0
@@ -33,19 +35,36 @@ extern "C" {
     (((uint32_t)(major) << DOCA_GPUNETIO_VERSION_MAJOR_SHIFT) | \
      ((uint32_t)(minor) << DOCA_GPUNETIO_VERSION_MINOR_SHIFT) | \
      ((uint32_t)(patch) << DOCA_GPUNETIO_VERSION_PATCH_SHIFT))
+/*
+ * The one version number of the project: CMake reads these three lines for
+ * the library's and pkg-config's version, and doca_gpu_verbs_get_library_version
+ * returns it.
+ */
 #define DOCA_GPUNETIO_VERSION                                                            \
     DOCA_GPUNETIO_MAKE_VERSION(DOCA_GPUNETIO_VERSION_MAJOR, DOCA_GPUNETIO_VERSION_MINOR, \
                                DOCA_GPUNETIO_VERSION_PATCH)
 /* The device headers and the host library are released together: both carry the library's. */
-#define DOCA_GPUNETIO_DEVICE_CODE_VERSION            DOCA_GPUNETIO_VERSION
-#define DOCA_GPUNETIO_HOST_CODE_VERSION              DOCA_GPUNETIO_VERSION
+#define DOCA_GPUNETIO_DEVICE_CODE_VERSION                  DOCA_GPUNETIO_VERSION
+#define DOCA_GPUNETIO_HOST_CODE_VERSION                    DOCA_GPUNETIO_VERSION
 /*
- * The oldest device code and host code this library works with. Both are the
- * first version whose QP descriptor (struct doca_gpu_dev_verbs_qp below) has
- * this layout.
+ * The oldest device code and host code this library works with: the first
+ * version whose descriptors (doca_gpunetio_verbs_dev.h) have this layout.
+ * The descriptors carry the version they were built with (layout_version).
  */
-#define DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION DOCA_GPUNETIO_MAKE_VERSION(2, 0, 0)
-#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION   DOCA_GPUNETIO_MAKE_VERSION(2, 0, 0)
+#define DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MAJOR 4
+#define DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MINOR 0
+#define DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_PATCH 1
+#define DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION                               \
+    DOCA_GPUNETIO_MAKE_VERSION(DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MAJOR, \
+                               DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MINOR, \
+                               DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_PATCH)
+#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MAJOR 4
+#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MINOR 0
+#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_PATCH 1
+#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION                               \
+    DOCA_GPUNETIO_MAKE_VERSION(DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MAJOR, \
+                               DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MINOR, \
+                               DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_PATCH)
 
 /* ---- Limits --------------------------------------------------------------------------------- */
 
@@ -56,6 +75,11 @@ extern "C" {
 #define DOCA_GPUNETIO_VERBS_WQE_PI_MASK             0xffff
 #define DOCA_GPUNETIO_VERBS_CQE_SIZE                64
 #define DOCA_GPUNETIO_VERBS_WQE_IDX_SHIFT           8
+#define DOCA_GPUNETIO_IB_MLX5_WQE_SQ_SHIFT          6 /* log2 of a 64-byte basic block */
+#define DOCA_GPUNETIO_VERBS_MLX5_CQE_OPCODE_SHIFT   4 /* a CQE's opcode: op_own >> 4 */
+/* Opmod of the masked atomics (control segment bits 31:24): 4- or 8-byte operands. */
+#define DOCA_GPUNETIO_4_BYTE_ATOMIC_EXT_OPMOD       0x08000000
+#define DOCA_GPUNETIO_8_BYTE_ATOMIC_EXT_OPMOD       0x09000000
 /* Inline data a one-basic-block RDMA write carries (64 - ctrl 16 - raddr 16 - inline header 4). */
 #define DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE         28
 /* Largest transfer one WQE carries; longer puts and gets are split into WQEs of this size. */
@@ -74,8 +98,13 @@ extern "C" {
 /* ---- Access helpers, with DOCA's names --------------------------------------------------------
  */
 
+#if defined(__GNUC__) || defined(__CUDACC__)
+#define TYPEOF(x) __typeof__(x)
+#else
+#define TYPEOF(x) decltype(x)
+#endif
 /* x accessed once, as volatile: neither kept in a register nor left out (reads and writes). */
-#define DOCA_GPUNETIO_VOLATILE(x) (*(volatile __typeof__(x) *)&(x))
+#define DOCA_GPUNETIO_VOLATILE(x) (*(volatile TYPEOF(x) *)&(x))
 #ifndef ACCESS_ONCE
 #define ACCESS_ONCE(x) DOCA_GPUNETIO_VOLATILE(x)
 #endif
@@ -84,6 +113,29 @@ extern "C" {
 #endif
 #ifndef WRITE_ONCE
 #define WRITE_ONCE(x, v) (ACCESS_ONCE(x) = (v))
+#endif
+
+/*
+ * DOCA_GPUNETIO_VERBS_ENABLE_DEBUG=1 (defined before the first include) turns
+ * DOCA_GPUNETIO_VERBS_ASSERT into assert() and prints error CQEs.
+ */
+#ifndef DOCA_GPUNETIO_VERBS_ENABLE_DEBUG
+#define DOCA_GPUNETIO_VERBS_ENABLE_DEBUG 0
+#endif
+#if DOCA_GPUNETIO_VERBS_ENABLE_DEBUG == 1
+#include <assert.h>
+#define DOCA_GPUNETIO_VERBS_ASSERT(x) assert(x)
+#else
+#define DOCA_GPUNETIO_VERBS_ASSERT(x) \
+    do {                              \
+    } while (0)
+#endif
+/*
+ * 1: the acquire fence after a CQE is seen is CTA-scoped, enough on NVIDIA
+ * NICs, whose CQE writes are ordered after their data at the GPU.
+ */
+#ifndef DOCA_GPUNETIO_VERBS_EXP_NIC_FENCE_ACQUIRE_CTA
+#define DOCA_GPUNETIO_VERBS_EXP_NIC_FENCE_ACQUIRE_CTA 1
 #endif
 
 /* ---- mlx5 opcodes and control flags, with DOCA's names ----------------------------------------
@@ -103,19 +155,85 @@ enum {
     DOCA_GPUNETIO_IB_MLX5_OPCODE_ATOMIC_FA = 0x12,
     DOCA_GPUNETIO_IB_MLX5_OPCODE_ATOMIC_MASKED_CS = 0x14,
     DOCA_GPUNETIO_IB_MLX5_OPCODE_ATOMIC_MASKED_FA = 0x15,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_FMR = 0x19,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_LOCAL_INVAL = 0x1b,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_CONFIG_CMD = 0x1f,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_SET_PSV = 0x20,
     DOCA_GPUNETIO_IB_MLX5_OPCODE_DUMP = 0x23,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_UMR = 0x25,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_TAG_MATCHING = 0x28,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_FLOW_TBL_ACCESS = 0x2c,
+    DOCA_GPUNETIO_IB_MLX5_OPCODE_MMO = 0x2f,
+};
+
+/* Completion-request (CE) values of the control segment's fm_ce_se byte (bits 3:2). */
+enum {
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CE_CQE_ON_CQE_ERROR = 0x0,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CE_CQE_ON_FIRST_CQE_ERROR = 0x1,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CE_CQE_ALWAYS = 0x2,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CE_CQE_AND_EQE = 0x3,
+};
+
+/* Fence-mode (FM) values of the fm_ce_se byte (bits 7:5); CUSTOM is outside the field. */
+enum {
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_NO_FENCE = 0x0,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_INITIATOR_SMALL_FENCE = 0x1,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_FENCE = 0x2,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_STRONG_ORDERING = 0x3,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_FENCE_AND_INITIATOR_SMALL_FENCE = 0x4,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_CUSTOM = 0x100,
 };
 
 /* fm_ce_se byte of the control segment. */
 enum doca_gpu_dev_verbs_wqe_ctrl_flags {
-    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_ERROR_UPDATE = 0x0 << 2,
-    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_FIRST_CQE_ERROR = 0x1 << 2,
-    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE = 0x2 << 2,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_ERROR_UPDATE =
+            DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CE_CQE_ON_CQE_ERROR << 2,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_FIRST_CQE_ERROR =
+            DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CE_CQE_ON_FIRST_CQE_ERROR << 2,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE = DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CE_CQE_ALWAYS << 2,
     DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_SOLICITED = 1 << 1,
-    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE = 0x1 << 5,
-    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FENCE = 0x2 << 5,
-    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_STRONG_ORDERING = 0x3 << 5,
-    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE_FENCE = (0x2 << 2) | (0x2 << 5),
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_INITIATOR_SMALL_FENCE =
+            DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_INITIATOR_SMALL_FENCE << 5,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FENCE = DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_FENCE << 5,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_STRONG_ORDERING =
+            DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FM_STRONG_ORDERING << 5,
+    DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE_FENCE =
+            DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_CQ_UPDATE | DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FENCE,
+};
+
+/* The two words of a QP's doorbell record. */
+enum {
+    DOCA_GPUNETIO_IB_MLX5_RCV_DBR = 0,
+    DOCA_GPUNETIO_IB_MLX5_SND_DBR = 1,
+};
+
+/* Segments (16-byte units) of the WQE shapes the data path writes. */
+enum {
+    DOCA_GPUNETIO_VERBS_WQE_SEG_CNT_RDMA_WRITE_INL_MIN = 3,
+    DOCA_GPUNETIO_VERBS_WQE_SEG_CNT_RDMA_WRITE_INL_MAX = 4,
+    DOCA_GPUNETIO_VERBS_WQE_SEG_CNT_ATOMIC_FA_CAS = 4,
+    DOCA_GPUNETIO_VERBS_WQE_SEG_CNT_WAIT = 2,
+};
+
+/* Bit 31 of an inline data segment's byte count. */
+enum {
+    DOCA_GPUNETIO_IB_MLX5_INLINE_SEG = (int)0x80000000u,
+};
+
+/* The CQE's op_own byte: owner bit, and the opcode in bits 7:4. */
+enum {
+    DOCA_GPUNETIO_IB_MLX5_CQE_OWNER_MASK = 1,
+    DOCA_GPUNETIO_IB_MLX5_CQE_REQ = 0,
+    DOCA_GPUNETIO_IB_MLX5_CQE_RESP_WR_IMM = 1,
+    DOCA_GPUNETIO_IB_MLX5_CQE_RESP_SEND = 2,
+    DOCA_GPUNETIO_IB_MLX5_CQE_RESP_SEND_IMM = 3,
+    DOCA_GPUNETIO_IB_MLX5_CQE_RESP_SEND_INV = 4,
+    DOCA_GPUNETIO_IB_MLX5_CQE_RESIZE_CQ = 5,
+    DOCA_GPUNETIO_IB_MLX5_CQE_NO_PACKET = 6,
+    DOCA_GPUNETIO_IB_MLX5_CQE_SIG_ERR = 12,
+    DOCA_GPUNETIO_IB_MLX5_CQE_REQ_ERR = 13,
+    DOCA_GPUNETIO_IB_MLX5_CQE_RESP_ERR = 14,
+    DOCA_GPUNETIO_IB_MLX5_CQE_INVALID = 15,
 };
 
 /* ---- Modes the data path is compiled or run in ------------------------------------------------
@@ -142,7 +260,6 @@ enum doca_gpu_dev_verbs_nic_handler {
     DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW =
             DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY |
             DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_FREE_FLOW,
-    DOCA_GPUNETIO_VERBS_NIC_HANDLER_TYPE_MAX,
 };
 
 /* A NIC handler's name as DOCA spells it after DOCA_GPUNETIO_VERBS_NIC_HANDLER_ ("unknown" else).
@@ -179,7 +296,7 @@ enum doca_gpu_dev_verbs_resource_sharing_mode {
     DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE = 0, /* one thread */
     DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_CTA = 1,       /* threads of one block */
     DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU = 2,       /* any thread of the GPU */
-    DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_MAX,
+    DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_MAX = INT_MAX,
 };
 
 /* Who calls an operation: one thread, or the 32 lanes of a warp together. */
@@ -194,7 +311,7 @@ enum doca_gpu_dev_verbs_sync_scope {
     DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU = 1,
     DOCA_GPUNETIO_VERBS_SYNC_SCOPE_CTA = 2,
     DOCA_GPUNETIO_VERBS_SYNC_SCOPE_THREAD = 3, /* no fence */
-    DOCA_GPUNETIO_VERBS_SYNC_SCOPE_MAX,
+    DOCA_GPUNETIO_VERBS_SYNC_SCOPE_MAX = INT_MAX,
 };
 
 /* ENABLED: a get also posts a Dump WQE, which makes the read data visible to the GPU. */
@@ -215,6 +332,36 @@ enum doca_gpu_dev_verbs_qp_ready_mode {
     DOCA_GPUNETIO_VERBS_READY_MODE_LD_ST = 2,
 };
 
+/* CQ kinds, bit flags: */
+enum {
+    DOCA_GPUNETIO_VERBS_CQ_FLAG_COLLAPSED = 1 << 0, /* the NIC writes every CQE to entry 0 */
+    DOCA_GPUNETIO_VERBS_CQ_FLAG_HOST = 1 << 1,      /* a CPU proxy advances cqe_ci */
+    DOCA_GPUNETIO_VERBS_CQ_FLAG_UNKNOWN = 1 << 7,   /* read the kind from the descriptor */
+};
+
+/*
+ * How a CQ is polled; a template argument of the polls and posts, resolved
+ * from the CQ descriptor's cq_type when UNKNOWN. One byte in the descriptor.
+ */
+#ifdef __cplusplus
+enum doca_gpu_dev_verbs_cq_type : uint8_t {
+#else
+enum doca_gpu_dev_verbs_cq_type {
+#endif
+    DOCA_GPUNETIO_VERBS_CQ_64B = 0,
+    DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED = DOCA_GPUNETIO_VERBS_CQ_FLAG_COLLAPSED,
+    DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST =
+            DOCA_GPUNETIO_VERBS_CQ_FLAG_COLLAPSED | DOCA_GPUNETIO_VERBS_CQ_FLAG_HOST,
+    DOCA_GPUNETIO_VERBS_CQ_UNKNOWN = DOCA_GPUNETIO_VERBS_CQ_FLAG_UNKNOWN,
+};
+
+/* Whether a get posts a Dump WQE after its reads (AUTO: when the memory needs it). */
+enum doca_gpu_dev_verbs_dump_mode {
+    DOCA_GPUNETIO_VERBS_DUMP = 0,
+    DOCA_GPUNETIO_VERBS_NODUMP = 1,
+    DOCA_GPUNETIO_VERBS_DUMP_AUTO = 2,
+};
+
 enum doca_gpu_dev_verbs_signal_op {
     DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD = 0, /* 8-byte remote fetch-add */
 };
@@ -233,6 +380,7 @@ enum doca_gpu_dev_verbs_mem_type {
     DOCA_GPUNETIO_VERBS_MEM_TYPE_AUTO = 0,
     DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST = 1,
     DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU = 2,
+    DOCA_GPUNETIO_VERBS_MEM_TYPE_MAX = INT_MAX,
 };
 
 /* Run-time options of the data path, OR-ed. */
@@ -244,114 +392,129 @@ enum doca_gpu_dev_verbs_gpu_code_opt {
     /* Publish the producer index but ring no doorbell (a later submit rings for both). */
     DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_SKIP_DB_RINGING = 1 << 2,
     DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_CPU_PROXY_UPDATE_PI = 1 << 3,
+    DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_MAX = INT_MAX,
 };
 
-/* ---- Data-path types ------------------------------------------------------------------------- */
+/* ---- mlx5 segments and CQEs, with DOCA's names (big-endian fields) ----------------------- */
 
-/* A ticket names the SQ index of the last WQE an operation posted; wait() polls the CQ for it. */
-typedef uint64_t doca_gpu_dev_verbs_ticket_t;
-
-/* Remote or local memory: an address and its memory key, big-endian (htobe32(mr->rkey)). */
-struct doca_gpu_dev_verbs_addr {
-    uint64_t addr;
-    gdaki_be32_t key;
+struct __attribute__((__packed__)) doca_gpunetio_ib_mlx5_wqe_data_seg {
+    __be32 byte_count;
+    __be32 lkey;
+    __be64 addr;
 };
 
-/* A 64-byte WQE basic block. */
-struct doca_gpu_dev_verbs_wqe {
-    uint8_t bytes[64];
+struct __attribute__((__packed__, __aligned__(4))) doca_gpunetio_ib_mlx5_wqe_ctrl_seg {
+    __be32 opmod_idx_opcode;
+    __be32 qpn_ds;
+    union {
+        struct __attribute__((__packed__)) {
+            uint8_t signature;
+            __be16 dci_stream_channel_id;
+            uint8_t fm_ce_se;
+        };
+        struct __attribute__((__packed__)) {
+            __be32 signature_fm_ce_se;
+        };
+    };
+    __be32 imm;
 };
 
-/*
- * What the data path records of the first error CQE it meets on a CQ (host:
- * doca_gpu_verbs_query_last_error). Written once, under has_error's 0 -> 1
- * compare-and-swap.
- */
-struct doca_gpu_dev_verbs_qp_err {
-    uint32_t has_error;
-    uint8_t syndrome;
-    uint8_t vendor_err_synd;
+struct __attribute__((__packed__)) doca_gpunetio_ib_mlx5_wqe_raddr_seg {
+    __be64 raddr;
+    __be32 rkey;
+    __be32 reserved;
+};
+
+struct __attribute__((__packed__)) doca_gpunetio_ib_mlx5_wqe_atomic_seg {
+    __be64 swap_add;
+    __be64 compare;
+};
+
+struct doca_gpunetio_ib_mlx5_wqe_inl_data_seg {
+    uint32_t byte_count;
+};
+
+struct __attribute__((__packed__)) doca_gpunetio_ib_mlx5_wqe_wait_seg {
+    uint32_t resv[2];
+    __be32 max_index;
+    __be32 qpn_cqn;
+};
+
+/* Tag-matching views of a CQE's first 16 bytes. */
+struct doca_gpunetio_ib_mlx5_tm_cqe {
+    __be32 success;
+    __be16 hw_phase_cnt;
+    uint8_t rsvd0[12];
+};
+
+struct doca_gpunetio_ib_ibv_tmh {
+    uint8_t opcode;
+    uint8_t reserved[3];
+    __be32 app_ctx;
+    __be64 tag;
+};
+
+struct doca_gpunetio_ib_mlx5_cqe64 {
+    union {
+        struct {
+            uint8_t rsvd0[2];
+            __be16 wqe_id;
+            uint8_t rsvd4[13];
+            uint8_t ml_path;
+            uint8_t rsvd20[4];
+            __be16 slid;
+            __be32 flags_rqpn;
+            uint8_t hds_ip_ext;
+            uint8_t l4_hdr_type_etc;
+            __be16 vlan_info;
+        };
+        struct doca_gpunetio_ib_mlx5_tm_cqe tm_cqe;
+        struct doca_gpunetio_ib_ibv_tmh tmh;
+    };
+    __be32 srqn_uidx;
+    __be32 imm_inval_pkey;
+    uint8_t app;
+    uint8_t app_op;
+    __be16 app_info;
+    __be32 byte_cnt;
+    __be64 timestamp;
+    __be32 sop_drop_qpn;
+    union {
+        struct {
+            __be16 wqe_counter;
+            uint8_t signature;
+            uint8_t op_own;
+        };
+        __be32 wqe_counter_sig_op_own_raw;
+    };
+};
+
+/* An error CQE: the syndromes in place of the CQE64's byte count and timestamp. */
+struct doca_gpunetio_ib_mlx5_err_cqe_ex {
+    uint8_t rsvd0[32];
+    __be32 srqn;
+    uint8_t rsvd1[16];
     uint8_t hw_err_synd;
     uint8_t hw_synd_type;
-    uint32_t wqe_counter;
-    uint32_t reserved;
+    uint8_t vendor_err_synd;
+    uint8_t syndrome;
+    __be32 s_wqe_opcode_qpn;
+    __be16 wqe_counter;
+    uint8_t signature;
+    uint8_t op_own;
 };
 
-/*
- * A completion queue as the data path sees it. Every WQE the data path
- * posts asks for a CQE and takes one basic block, so CQE number i completes
- * WQE number i: the CQ has as many entries as the SQ has basic blocks, or one
- * when collapsed (the NIC writes every CQE to entry 0). The NIC may overrun
- * it (created with overrun ignored): the data path matches CQEs to WQEs by
- * their wqe_counter, not by consuming them in order.
- */
-struct doca_gpu_dev_verbs_cq {
-    uint8_t *cqe_daddr;  /* the ring, as the executing processor addresses it */
-    uint32_t cqe_num;    /* entries (a power of two; 1 when collapsed) */
-    uint32_t cqe_mask;   /* cqe_num - 1 */
-    uint32_t cq_num;     /* CQ number (WAIT WQEs name it) */
-    uint32_t collapsed;  /* 1: every CQE lands in entry 0 */
-    gdaki_be32_t *dbrec; /* consumer-index doorbell record */
-    uint32_t mem_type;   /* enum doca_gpu_dev_verbs_mem_type of the ring */
-    uint32_t reserved;
-    uint64_t cqe_ci; /* CQEs consumed by poll_cq() */
-    struct doca_gpu_dev_verbs_qp_err err;
-};
-
-/*
- * A send queue as the data path sees it: built by doca_gpu_verbs_export_qp()
- * in memory the executing processor reaches (GPU memory for kernels, host
- * memory for CPU threads). The first line (the SQ's fields and its CQ) is
- * read-only after export but for the CQ's consumer state. The counters,
- * shared by the threads using the QP and only ever growing, are on a cache
- * line of their own, so that writing them does not evict the read-only
- * fields every operation loads:
- *   sq_rsvd_index  slots handed out by reserve_wq_slots (atomic add);
- *   sq_ready_index every WQE below it is written (mark_wqes_ready, in order);
- *   sq_wqe_pi      producer index last published to the NIC or the proxy
- *                  (under sq_lock, so it never moves backwards).
- * sq_nic_scope: GPU when the ring and the doorbell record are in GPU memory
- * and the data path rings the NIC itself. The NIC reads GPU memory through
- * the GPU's L2, the point where GPU-scope stores are ordered, so a
- * GPU-scope release orders them for it too. SYS otherwise: host memory,
- * which the NIC reads without passing the L2, or a CPU proxy.
- */
-#define DOCA_GPUNETIO_VERBS_QP_LINE 128 /* bytes: a GPU L1/L2 cache line */
-
-struct doca_gpu_dev_verbs_qp {
-    uint8_t *sq_wqe_daddr;         /* ring of sq_wqe_num 64-byte basic blocks */
-    uint32_t sq_wqe_num;           /* a power of two, at most DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM */
-    uint32_t sq_wqe_mask;          /* sq_wqe_num - 1 */
-    uint32_t sq_num;               /* QP number */
-    gdaki_be32_t sq_num_shift8_be; /* htobe32(sq_num << 8): the control segment's qpn_ds */
-    uint32_t nic_handler;          /* enum doca_gpu_dev_verbs_nic_handler, resolved (never AUTO) */
-    uint32_t mem_type;             /* enum doca_gpu_dev_verbs_mem_type of the ring */
-    gdaki_be32_t *sq_dbrec;        /* send word of the doorbell record (NULL without one) */
-    uint64_t *sq_db;               /* UAR doorbell / BlueFlame register (NULL under a proxy) */
-    uint64_t *cpu_proxy_pi;        /* proxy: host word the producer index is published in */
-    uint32_t sq_nic_scope;         /* enum doca_gpu_dev_verbs_sync_scope of the NIC fences */
-    uint32_t reserved0;
-
-    struct doca_gpu_dev_verbs_cq cq_sq;
-
-    /* Second line (the descriptor is placed 128-byte aligned). */
-    uint64_t sq_rsvd_index;
-    uint64_t sq_ready_index;
-    uint64_t sq_wqe_pi;
-    uint32_t sq_lock;
-    uint8_t reserved1[DOCA_GPUNETIO_VERBS_QP_LINE - 28];
-};
-
-GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, sq_rsvd_index) ==
-                            DOCA_GPUNETIO_VERBS_QP_LINE,
-                    "the QP counters start the descriptor's second cache line");
-GDAKI_STATIC_ASSERT(sizeof(struct doca_gpu_dev_verbs_qp) == 2 * DOCA_GPUNETIO_VERBS_QP_LINE,
-                    "a QP descriptor is two cache lines (arrays of them stay aligned)");
+GDAKI_STATIC_ASSERT(sizeof(struct doca_gpunetio_ib_mlx5_wqe_ctrl_seg) == 16, "ctrl segment");
+GDAKI_STATIC_ASSERT(sizeof(struct doca_gpunetio_ib_mlx5_cqe64) == 64, "CQE64");
+GDAKI_STATIC_ASSERT(sizeof(struct doca_gpunetio_ib_mlx5_err_cqe_ex) == 64, "error CQE");
 
 #ifdef __cplusplus
 }
 #endif
 
 #include "impl/gdaki_macros_end.h"
+
+/* The data-path types (DOCA declares them in doca_gpunetio_verbs_dev.h). */
+#include "doca_gpunetio_verbs_dev.h"
 
 #endif /* DOCA_GPUNETIO_VERBS_DEF_H */

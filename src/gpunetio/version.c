@@ -8,7 +8,7 @@
 
 #include "gpunetio_internal.h"
 
-/* "2.0.0" */
+/* "4.0.1" */
 static const char *version_text(uint32_t version, char *buf, size_t len)
 {
     snprintf(buf, len, "%u.%u.%u", (unsigned)(version >> DOCA_GPUNETIO_VERSION_MAJOR_SHIFT),

@@ -63,10 +63,12 @@ static void test_device_code_compatibility(void **state)
     assert_int_equal(
             doca_gpu_verbs_check_device_code_compatibility(DOCA_GPUNETIO_DEVICE_CODE_VERSION),
             DOCA_SUCCESS);
-    /* 2.0.1 is newer than this 2.0.0 library. */
-    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x020001),
+    /* 4.0.2 is newer than this 4.0.1 library; 4.0.0 and 2.0.0 have other descriptor layouts. */
+    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x040002),
                      DOCA_ERROR_NOT_SUPPORTED);
-    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x01ffff),
+    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x040000),
+                     DOCA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x020000),
                      DOCA_ERROR_NOT_SUPPORTED);
 }
 

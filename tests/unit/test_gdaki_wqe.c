@@ -180,13 +180,21 @@ static void test_doorbell_value(void **state)
 /* Writes a CQE for WQE counter `counter` with `opcode` at entry `slot`. */
 static void put_cqe(struct fx *f, uint32_t slot, uint16_t counter, uint8_t opcode, uint8_t synd)
 {
-    struct mlx5_cqe64 *c = (struct mlx5_cqe64 *)(void *)(f->cqes + slot * 64);
+    union {
+        struct mlx5_cqe64 ok;
+        struct mlx5_err_cqe err;
+    } c;
 
-    memset(c, 0, sizeof(*c));
-    c->wqe_counter = htobe16(counter);
+    memset(&c, 0, sizeof(c));
+    c.ok.wqe_counter = htobe16(counter);
     if (opcode == MLX5_CQE_REQ_ERR)
-        ((struct mlx5_err_cqe *)c)->syndrome = synd;
-    c->op_own = (uint8_t)(opcode << 4);
+        c.err.syndrome = synd;
+    c.ok.op_own = (uint8_t)(opcode << 4);
+    /*
+     * Copied in as bytes, as a NIC's DMA writes it: stores typed as the CQE's
+     * fields could be moved past the core's 4-byte loads of the same bytes.
+     */
+    memcpy(f->cqes + slot * 64, &c, sizeof(c.ok));
 }
 
 static void test_completion_matching(void **state)
@@ -265,7 +273,7 @@ static void test_doca_values(void **state)
     /* DOCA's FENCE is fence mode 2; rdma-core's MLX5_WQE_CTRL_FENCE is mode 4 (small and fence). */
     assert_int_equal(DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FENCE, PRM_WQE_CTRL_FM_FENCE);
     assert_int_equal(DOCA_GPUNETIO_IB_MLX5_OPCODE_ATOMIC_MASKED_FA, MLX5_OPCODE_ATOMIC_MASKED_FA);
-    assert_int_equal(DOCA_GPUNETIO_VERSION, 0x020000);
+    assert_int_equal(DOCA_GPUNETIO_VERSION, 0x040001);
     assert_int_equal(sizeof(struct doca_gpu_dev_verbs_wqe), 64);
 }
 
@@ -298,11 +306,18 @@ static void test_descriptor(void **state)
     assert_int_equal(gdaki_desc_nic_scope(1, proxy, 1, 1), sys);
     assert_int_equal(gdaki_desc_nic_scope(0, db, 1, 1), sys);
 
-    /* The counters start the second cache line: their stores leave the read-only line alone. */
+    /* Three lines: their stores to the CQ or the counters leave the read-only line alone. */
+    assert_int_equal(offsetof(struct doca_gpu_dev_verbs_qp, cq_sq), DOCA_GPUNETIO_VERBS_QP_LINE);
     assert_int_equal(offsetof(struct doca_gpu_dev_verbs_qp, sq_rsvd_index),
-                     DOCA_GPUNETIO_VERBS_QP_LINE);
-    assert_true(offsetof(struct doca_gpu_dev_verbs_qp, cq_sq) + sizeof(f.qp.cq_sq) <=
-                DOCA_GPUNETIO_VERBS_QP_LINE);
+                     2 * DOCA_GPUNETIO_VERBS_QP_LINE);
+    /* DOCA's names for what export writes: the qpn_ds words, the CQ's kind, the layout. */
+    assert_int_equal(f.qp.sq_num_shift8, QPN << 8);
+    assert_int_equal(f.qp.sq_num_shift8_be_3ds, htobe32((QPN << 8) | 3));
+    assert_int_equal(f.qp.sq_num_shift8_be_5ds, htobe32((QPN << 8) | 5));
+    assert_int_equal(f.qp.layout_version, DOCA_GPUNETIO_DEVICE_CODE_VERSION);
+    assert_int_equal(f.qp.layout_size, sizeof(f.qp));
+    assert_int_equal(f.qp.cq_sq.cq_type, DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED);
+    assert_int_equal(f.qp.cq_sq.cqe_size, 64);
 }
 
 /*

@@ -182,7 +182,7 @@ GDAKI_INLINE void gdaki_store_release_u64(uint64_t *p, uint64_t v,
  * Tries once to take a spin lock word (0 free, 1 held), with acquire order:
  * what the previous holder did under the lock is seen once it is taken.
  */
-GDAKI_INLINE int gdaki_trylock(uint32_t *lock, enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+GDAKI_INLINE int gdaki_trylock(int *lock, enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
 {
 #if GDAKI_ON_GPU
     uint32_t old;
@@ -194,15 +194,15 @@ GDAKI_INLINE int gdaki_trylock(uint32_t *lock, enum doca_gpu_dev_verbs_resource_
                   : "memory");
     return old == 0;
 #else
-    uint32_t expected = 0;
+    int expected = 0;
 
     (void)rsm;
-    return __atomic_compare_exchange_n(lock, &expected, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    return __atomic_compare_exchange_n(lock, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 #endif
 }
 
 /* Drops the lock with release order: everything done under it is seen by the next holder. */
-GDAKI_INLINE void gdaki_unlock(uint32_t *lock, enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+GDAKI_INLINE void gdaki_unlock(int *lock, enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
 {
 #if GDAKI_ON_GPU
     GDAKI_RSM_ASM(rsm, "st.release.cta.global.u32 [%0], 0;", "st.release.gpu.global.u32 [%0], 0;",
@@ -210,7 +210,7 @@ GDAKI_INLINE void gdaki_unlock(uint32_t *lock, enum doca_gpu_dev_verbs_resource_
                   : "memory");
 #else
     (void)rsm;
-    __atomic_store_n(lock, 0u, __ATOMIC_RELEASE);
+    __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
 #endif
 }
 

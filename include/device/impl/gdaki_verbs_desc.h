@@ -45,7 +45,15 @@ GDAKI_INLINE void gdaki_desc_set_sq(struct doca_gpu_dev_verbs_qp *d, uint8_t *ri
     d->sq_wqe_num = wqe_num;
     d->sq_wqe_mask = wqe_num - 1;
     d->sq_num = qpn;
+    d->sq_num_shift8 = qpn << 8;
     d->sq_num_shift8_be = gdaki_htobe32(qpn << 8);
+    d->sq_num_shift8_be_1ds = gdaki_htobe32((qpn << 8) | 1);
+    d->sq_num_shift8_be_2ds = gdaki_htobe32((qpn << 8) | 2);
+    d->sq_num_shift8_be_3ds = gdaki_htobe32((qpn << 8) | 3);
+    d->sq_num_shift8_be_4ds = gdaki_htobe32((qpn << 8) | 4);
+    d->sq_num_shift8_be_5ds = gdaki_htobe32((qpn << 8) | 5);
+    d->layout_version = DOCA_GPUNETIO_DEVICE_CODE_VERSION;
+    d->layout_size = (uint32_t)sizeof(*d);
     d->nic_handler = handler;
     d->mem_type = (uint32_t)mem_type;
     d->sq_nic_scope = (uint32_t)nic_scope;
@@ -61,6 +69,9 @@ GDAKI_INLINE void gdaki_desc_set_cq(struct doca_gpu_dev_verbs_cq *c, uint8_t *ri
     c->cqe_mask = c->cqe_num - 1;
     c->cq_num = cqn;
     c->collapsed = collapsed ? 1 : 0;
+    c->cqe_size = DOCA_GPUNETIO_VERBS_CQE_SIZE;
+    c->cq_type = collapsed ? DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED : DOCA_GPUNETIO_VERBS_CQ_64B;
+    c->cqe_rsvd = 0;
     c->mem_type = (uint32_t)mem_type;
     c->dbrec = dbrec;
 }
