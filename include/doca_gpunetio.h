@@ -55,6 +55,8 @@ enum doca_gpu_mem_type {
     DOCA_GPU_MEM_TYPE_GPU = 0,     /* GPU memory; no CPU pointer */
     DOCA_GPU_MEM_TYPE_GPU_CPU = 1, /* GPU memory the CPU maps too (needs GDRCopy) */
     DOCA_GPU_MEM_TYPE_CPU_GPU = 2, /* pinned host memory the GPU maps */
+    /* GPU memory the CPU maps through a NIC's Data Direct function (NOT_SUPPORTED: none here) */
+    DOCA_GPU_MEM_TYPE_GPU_CPU_DATA_DIRECT = 3,
 };
 
 /*
@@ -76,6 +78,9 @@ DOCA_STABLE doca_error_t doca_gpu_mem_free(doca_gpu_t *gpu_dev, void *memptr_gpu
  */
 DOCA_STABLE doca_error_t doca_gpu_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gpu, size_t size,
                                             int *dmabuf_fd);
+/* The same under DOCA 4.0's name. */
+DOCA_STABLE doca_error_t doca_gpu_get_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gpu, size_t size,
+                                                int *dmabuf_fd);
 
 /* ---- QP export ------------------------------------------------------------------------------ */
 
@@ -99,19 +104,24 @@ struct doca_gpu_verbs_qp_error_info {
  * the caller placed it in GPU memory (NULL otherwise). send_dbr_mode_ext
  * must match how the QP was made (VALID_DBR; NO_DBR_HW for a NO_DBR_EXT QP;
  * NO_DBR_SW_EMULATED for one made with emulate_no_dbr_ext).
+ * cq_type is the CQ's kind (CQ_64B, CQ_64B_COLLAPSED) or CQ_UNKNOWN to take
+ * it from cq_sq; enable_data_direct must be false (no Data Direct NIC).
  * gpu_dev NULL builds the descriptor in host memory for CPU threads.
  * The CQ must have been made with DOCA_VERBS_CQ_ENABLE_OVERRUN (the data
  * path matches completions to WQEs and never returns CQ credits).
- * Errors: INVALID_VALUE (bad handler, a handler or mode not matching the QP,
- * cq_sq not the QP's send CQ or made without overrun, an SQ larger than
+ * Errors: INVALID_VALUE (bad handler, a handler, mode or cq_type not matching
+ * the QP, cq_sq not the QP's send CQ or made without overrun, an SQ larger than
  * DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM, rings in GPU memory with gpu_dev NULL),
- * NOT_SUPPORTED (a handler this machine cannot do, with the reason), DRIVER,
+ * NOT_SUPPORTED (a handler this machine cannot do, with the reason;
+ * CQ_64B_COLLAPSED_HOST; Data Direct), DRIVER,
  * NO_MEMORY.
  */
 DOCA_STABLE doca_error_t doca_gpu_verbs_export_qp(
         doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp, enum doca_gpu_dev_verbs_nic_handler nic_handler,
         void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq,
-        enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext, struct doca_gpu_verbs_qp **qp_out);
+        enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext,
+        enum doca_gpu_dev_verbs_cq_type cq_type, bool enable_data_direct,
+        struct doca_gpu_verbs_qp **qp_out);
 /*
  * Frees the descriptor (the QP itself stays; while exported, destroying it
  * answers IN_USE). gpu_dev must be the one it was exported with.
@@ -165,6 +175,17 @@ DOCA_STABLE doca_error_t doca_gpu_verbs_cpu_proxy_enabled(const struct doca_gpu_
 
 /* ---- Errors, versions ------------------------------------------------------------------------ */
 
+/*
+ * Starts an exported QP's data-path tracking over, for a QP moved to RESET
+ * (doca_verbs_qp_modify) that will be brought to RTS again: the
+ * descriptor's counters and consumer index go back to 0, the recorded error
+ * is cleared, the work queues and doorbell records are zeroed and every CQE
+ * is marked invalid. No kernel may use the QP meanwhile. Arrays made by
+ * doca_gpu_verbs_export_multi_qps_dev() keep their copies: make them again.
+ * Errors: INVALID_VALUE (NULL), BAD_STATE (the QP is not in RESET), DRIVER.
+ */
+DOCA_STABLE doca_error_t
+doca_gpu_verbs_reset_tracking_and_memory(struct doca_gpu_verbs_qp *qp_gverbs);
 /*
  * The first error CQE the data path met on the QP (syndromes and the failed
  * WQE), and has_error also when the QP is in the ERR state without one.

@@ -601,7 +601,11 @@ DOCA_STABLE doca_error_t doca_verbs_qp_modify(doca_verbs_qp_t *verbs_qp,
 DOCA_STABLE doca_error_t doca_verbs_qp_query(doca_verbs_qp_t *verbs_qp,
                                              doca_verbs_qp_attr_t *qp_attr,
                                              doca_verbs_qp_init_attr_t *qp_init_attr,
+#ifdef __cplusplus
+                                             int *attr_mask = nullptr);
+#else
                                              int *attr_mask);
+#endif
 /* The SQ and RQ rings, their entries and the receive WQE size. */
 DOCA_STABLE doca_error_t doca_verbs_qp_get_wq(const doca_verbs_qp_t *verbs_qp, void **sq_buf,
                                               uint32_t *sq_num_entries, void **rq_buf,

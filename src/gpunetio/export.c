@@ -328,22 +328,45 @@ static doca_error_t place_desc(struct doca_gpu_verbs_qp *gqp)
             DOCA_LOG_ERR("out of memory for the QP descriptor");
             return DOCA_ERROR_NO_MEMORY;
         }
-        *gqp->dev = gqp->desc;
-        return DOCA_SUCCESS;
+        return gpunetio_qp_write_desc(gqp);
     }
     err = doca_gpu_mem_alloc(gqp->gpu, sizeof(*gqp->dev), DOCA_GPUNETIO_VERBS_QP_LINE,
                              DOCA_GPU_MEM_TYPE_GPU, &dev, NULL);
     if (err != DOCA_SUCCESS)
         return err;
     gqp->dev = dev;
+    err = gpunetio_qp_write_desc(gqp);
+    if (err != DOCA_SUCCESS)
+        return err;
     err = gpunetio_gpu_bind(gqp->gpu, &cuda);
     if (err != DOCA_SUCCESS)
         return err;
-    rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dev, &gqp->desc, sizeof(gqp->desc));
-    if (rc == CORE_CU_SUCCESS)
-        rc = cuda->cuStreamCreate(&gqp->stream, CORE_CU_STREAM_NON_BLOCKING);
+    rc = cuda->cuStreamCreate(&gqp->stream, CORE_CU_STREAM_NON_BLOCKING);
     if (rc != CORE_CU_SUCCESS) {
-        DOCA_LOG_ERR("cannot place the QP descriptor in GPU memory: %s",
+        DOCA_LOG_ERR("cannot make the QP descriptor's stream: %s",
+                     gpunetio_cu_error(cuda, rc, why, sizeof(why)));
+        return DOCA_ERROR_DRIVER;
+    }
+    return DOCA_SUCCESS;
+}
+
+doca_error_t gpunetio_qp_write_desc(struct doca_gpu_verbs_qp *gqp)
+{
+    const struct core_cuda_ops *cuda;
+    char why[160];
+    core_cu_result rc;
+    doca_error_t err;
+
+    if (gqp->gpu == NULL) {
+        *gqp->dev = gqp->desc;
+        return DOCA_SUCCESS;
+    }
+    err = gpunetio_gpu_bind(gqp->gpu, &cuda);
+    if (err != DOCA_SUCCESS)
+        return err;
+    rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)gqp->dev, &gqp->desc, sizeof(gqp->desc));
+    if (rc != CORE_CU_SUCCESS) {
+        DOCA_LOG_ERR("cannot write the QP descriptor to GPU memory: %s",
                      gpunetio_cu_error(cuda, rc, why, sizeof(why)));
         return DOCA_ERROR_DRIVER;
     }
@@ -373,16 +396,51 @@ static void export_release(struct doca_gpu_verbs_qp *gqp)
     free(gqp);
 }
 
+/*
+ * The CQ kind the caller asked for must be the one cq_sq is (UNKNOWN: take
+ * it from the CQ). A host CQ whose consumer index a CPU proxy advances
+ * (COLLAPSED_HOST) is not how this library's proxy works, and Data Direct
+ * needs a NIC with a Data Direct PCIe function.
+ */
+static doca_error_t check_cq_type(const doca_verbs_cq_t *cq_sq,
+                                  enum doca_gpu_dev_verbs_cq_type cq_type, bool enable_data_direct)
+{
+    enum doca_gpu_dev_verbs_cq_type is =
+            cq_sq->collapsed ? DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED : DOCA_GPUNETIO_VERBS_CQ_64B;
+
+    if (enable_data_direct) {
+        DOCA_LOG_ERR(
+                "enable_data_direct: no NIC here has a Data Direct function; export with false");
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    if (cq_type == DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST) {
+        DOCA_LOG_ERR("cq_type CQ_64B_COLLAPSED_HOST: this library's CPU proxy leaves the CQ to the "
+                     "data path; export with DOCA_GPUNETIO_VERBS_CQ_UNKNOWN or the CQ's own kind");
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    if (cq_type != DOCA_GPUNETIO_VERBS_CQ_UNKNOWN && cq_type != is) {
+        DOCA_LOG_ERR("cq_type %u does not match CQ 0x%x, which is %s: pass %u or "
+                     "DOCA_GPUNETIO_VERBS_CQ_UNKNOWN",
+                     (unsigned)cq_type, cq_sq->cqn,
+                     cq_sq->collapsed ? "collapsed" : "not collapsed", (unsigned)is);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    return DOCA_SUCCESS;
+}
+
 doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
                                       enum doca_gpu_dev_verbs_nic_handler nic_handler,
                                       void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq,
                                       enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext,
-                                      struct doca_gpu_verbs_qp **qp_out)
+                                      enum doca_gpu_dev_verbs_cq_type cq_type,
+                                      bool enable_data_direct, struct doca_gpu_verbs_qp **qp_out)
 {
     const struct core_cuda_ops *cuda;
     struct doca_gpu_verbs_qp *gqp;
     doca_error_t err = check_args(qp, (uint32_t)nic_handler, cq_sq, send_dbr_mode_ext, qp_out);
 
+    if (err == DOCA_SUCCESS)
+        err = check_cq_type(cq_sq, cq_type, enable_data_direct);
     if (err != DOCA_SUCCESS)
         return err;
     if (gpu_dev != NULL && (err = gpunetio_gpu_bind(gpu_dev, &cuda)) != DOCA_SUCCESS)

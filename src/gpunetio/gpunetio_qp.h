@@ -49,6 +49,9 @@ struct doca_gpu_verbs_qp {
     atomic_bool free_flow_stop;
 };
 
+/* Writes gqp->desc where the data path reads it (export.c). */
+doca_error_t gpunetio_qp_write_desc(struct doca_gpu_verbs_qp *gqp);
+
 /* Copies the descriptor as the data path left it (qp_query.c). */
 doca_error_t gpunetio_qp_read_desc(struct doca_gpu_verbs_qp *gqp,
                                    struct doca_gpu_dev_verbs_qp *out);

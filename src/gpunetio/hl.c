@@ -254,7 +254,8 @@ static doca_error_t hl_create(const struct doca_gpu_verbs_qp_init_attr_hl *a,
         err = hl_qp(hl, a, sq_wr, h);
     if (err == DOCA_SUCCESS)
         err = doca_gpu_verbs_export_qp(a->gpu_dev, hl->qp, h, hl->qp_umem_gpu_ptr, hl->cq_sq,
-                                       a->send_dbr_mode_ext, &hl->qp_gverbs);
+                                       a->send_dbr_mode_ext, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
+                                       &hl->qp_gverbs);
     if (err == DOCA_SUCCESS)
         err = doca_gpu_verbs_get_nic_handler(hl->qp_gverbs, &hl->nic_handler);
     return err;

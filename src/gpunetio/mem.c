@@ -58,6 +58,8 @@ static const char *mem_type_name(enum doca_gpu_mem_type mtype)
         return "DOCA_GPU_MEM_TYPE_GPU_CPU";
     case DOCA_GPU_MEM_TYPE_CPU_GPU:
         return "DOCA_GPU_MEM_TYPE_CPU_GPU";
+    case DOCA_GPU_MEM_TYPE_GPU_CPU_DATA_DIRECT:
+        return "DOCA_GPU_MEM_TYPE_GPU_CPU_DATA_DIRECT";
     }
     return "?";
 }
@@ -195,6 +197,11 @@ DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, si
     case DOCA_GPU_MEM_TYPE_GPU_CPU:
     case DOCA_GPU_MEM_TYPE_CPU_GPU:
         break;
+    case DOCA_GPU_MEM_TYPE_GPU_CPU_DATA_DIRECT:
+        DOCA_LOG_ERR("DOCA_GPU_MEM_TYPE_GPU_CPU_DATA_DIRECT maps GPU memory for the CPU through a "
+                     "NIC's Data Direct function, which no NIC here has; use "
+                     "DOCA_GPU_MEM_TYPE_GPU_CPU or DOCA_GPU_MEM_TYPE_CPU_GPU");
+        return DOCA_ERROR_NOT_SUPPORTED;
     default:
         DOCA_LOG_ERR("mtype %d is not a memory type: use DOCA_GPU_MEM_TYPE_GPU (0), "
                      "DOCA_GPU_MEM_TYPE_GPU_CPU (1) or DOCA_GPU_MEM_TYPE_CPU_GPU (2)",
@@ -383,4 +390,11 @@ DOCA_STABLE doca_error_t doca_gpu_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gp
     }
     *dmabuf_fd = fd;
     return DOCA_SUCCESS;
+}
+
+/* DOCA 4.0's name of doca_gpu_dmabuf_fd(). */
+DOCA_STABLE doca_error_t doca_gpu_get_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gpu, size_t size,
+                                                int *dmabuf_fd)
+{
+    return doca_gpu_dmabuf_fd(gpu_dev, memptr_gpu, size, dmabuf_fd);
 }

@@ -13,7 +13,7 @@
 #include "verbs_internal.h"
 
 /* Marks every CQE invalid (opcode 0xf, owner 0) and zeroes the doorbell record. */
-static doca_error_t verbs_cq_init_memory(doca_verbs_cq_t *cq)
+doca_error_t verbs_cq_init_memory(doca_verbs_cq_t *cq)
 {
     size_t n = (size_t)1 << cq->log_size;
     uint8_t zero_dbr[8] = {0};

@@ -288,6 +288,9 @@ static inline void *verbs_buf_addr(const struct verbs_buf *buf)
 doca_error_t verbs_buf_write(const struct verbs_buf *buf, uint64_t off, const void *src,
                              size_t len);
 
+/* Marks every CQE of cq invalid and zeroes its doorbell record (cq.c; at creation and reset). */
+doca_error_t verbs_cq_init_memory(doca_verbs_cq_t *cq);
+
 /* ---- UAR (uar.c) ---- */
 
 /* The UAR to use: the caller's (held), or a new one (internal). */

@@ -94,6 +94,7 @@ static void dp_requester_qp(struct dp_side *s, int i, const struct dp_cfg *cfg)
     } else {
         dp_plain_qp(s, i, cfg);
         if (doca_gpu_verbs_export_qp(s->gpu, s->vqp[i], cfg->handler, NULL, s->cq[i], cfg->dbr_mode,
+                                     DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
                                      &s->gqp[i]) != DOCA_SUCCESS)
             dp_die("doca_gpu_verbs_export_qp");
     }

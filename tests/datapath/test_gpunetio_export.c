@@ -104,42 +104,65 @@ static void test_export_refusals(void **state)
     struct doca_gpu_verbs_qp *g = NULL;
     doca_verbs_cq_t *other = cq_make(f->d.dev, true);
 
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, NULL, H(AUTO), NULL, f->cq, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, NULL, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, NULL, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, NULL, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID, NULL),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, NULL),
                      DOCA_ERROR_INVALID_VALUE);
     /* 3 is not a handler; neither is 18, past the last. */
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, (enum doca_gpu_dev_verbs_nic_handler)3,
-                                              NULL, f->cq, VALID, &g),
+                                              NULL, f->cq, VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN,
+                                              false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, (enum doca_gpu_dev_verbs_nic_handler)18, NULL, f->cq, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, (enum doca_gpu_dev_verbs_nic_handler)18,
+                                              NULL, f->cq, VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN,
+                                              false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     /* Not the QP's send CQ. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, other, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, other, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
+    /* The CQ kind must be the CQ's (f->cq is not collapsed); no host CQ, no Data Direct. */
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED, false, &g),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST, false, &g),
+                     DOCA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_64B, true, &g),
+                     DOCA_ERROR_NOT_SUPPORTED);
+    assert_null(g);
     /* The mode must be the QP's. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NO_DBR_HW, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NO_DBR_HW,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(AUTO), NULL, f->cq, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     /* A doorbell-record QP has no no-DBR handler; a no-DBR QP has no record to write. */
-    assert_int_equal(
-            doca_gpu_verbs_export_qp(NULL, f->qp, H(GPU_SM_NO_DBR), NULL, f->cq, VALID, &g),
-            DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(GPU_SM_NO_DBR), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+                     DOCA_ERROR_INVALID_VALUE);
     if (nodbr_mode(f) == NO_DBR_HW) {
         assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(GPU_SM_DB), NULL, f->cq,
-                                                  NO_DBR_HW, &g),
+                                                  NO_DBR_HW, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
+                                                  &g),
                          DOCA_ERROR_INVALID_VALUE);
     } else {
         /* Emulated no-DBR rung by SMs needs GDRCopy, which this machine lacks. */
         assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(GPU_SM_NO_DBR), NULL, f->cq,
-                                                  NO_DBR_SW, &g),
+                                                  NO_DBR_SW, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
+                                                  &g),
                          DOCA_ERROR_NOT_SUPPORTED);
     }
     /* The work queue pointer, when given, must be the QP's. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), (void *)f, f->cq, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), (void *)f, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     assert_null(g);
     doca_verbs_cq_destroy(other);
@@ -152,7 +175,8 @@ static void test_cq_without_overrun(void **state)
     doca_verbs_qp_t *qp = qp_make(f->d.dev, f->cq_strict, 16, false);
 
     assert_non_null(qp);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq_strict, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq_strict, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     assert_null(g);
     doca_verbs_qp_destroy(qp);
@@ -165,7 +189,8 @@ static void test_sq_too_large(void **state)
     doca_verbs_qp_t *qp = qp_make(f->d.dev, f->cq, 2 * DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM, false);
 
     assert_non_null(qp);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     doca_verbs_qp_destroy(qp);
 }
@@ -189,7 +214,8 @@ static void test_export_handlers(void **state)
         bool progressed = true;
         uint32_t qpn = 0;
 
-        assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, asked[i], NULL, f->cq, VALID, &g),
+        assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, asked[i], NULL, f->cq, VALID,
+                                                  DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                          DOCA_SUCCESS);
         assert_int_equal(doca_gpu_verbs_get_nic_handler(g, &h), DOCA_SUCCESS);
         assert_int_equal(h, resolved[i]);
@@ -221,6 +247,57 @@ static void test_export_handlers(void **state)
     }
 }
 
+/*
+ * reset_tracking_and_memory: only for a QP in RESET; it zeroes the
+ * descriptor's counters, forgets the recorded error and marks every CQE
+ * invalid, so that a WQE counted from 0 again matches no old CQE.
+ */
+static void test_reset_tracking(void **state)
+{
+    struct fx *f = *state;
+    struct doca_gpu_verbs_qp *g = NULL;
+    struct doca_gpu_dev_verbs_qp *dev = NULL;
+    struct doca_gpu_verbs_qp_error_info info;
+    doca_verbs_qp_attr_t *a = NULL;
+    uint16_t lid;
+    uint8_t gid[16];
+    uint32_t qpn;
+
+    assert_int_equal(doca_gpu_verbs_reset_tracking_and_memory(NULL), DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+                     DOCA_SUCCESS);
+    assert_int_equal(doca_gpu_verbs_get_qp_dev(g, &dev), DOCA_SUCCESS);
+    /* Connected (to itself): not in RESET, refused. */
+    vt_address(&f->d, &lid, gid);
+    assert_int_equal(doca_verbs_qp_get_qpn(f->qp, &qpn), DOCA_SUCCESS);
+    assert_int_equal(vt_connect(&f->d, f->qp, qpn, gid, lid), 0);
+    assert_int_equal(doca_gpu_verbs_reset_tracking_and_memory(g), DOCA_ERROR_BAD_STATE);
+
+    /* As a data path leaves it: WQEs posted, an error recorded, CQEs written. */
+    dev->sq_rsvd_index = dev->sq_ready_index = dev->sq_wqe_pi = 7;
+    dev->cq_sq.cqe_ci = 7;
+    dev->cq_sq.err.has_error = 1;
+    dev->cq_sq.err.syndrome = 0x13;
+    memset(dev->cq_sq.cqe_daddr, 0, 64); /* CQE 0: a valid requester completion of WQE 0 */
+
+    assert_int_equal(doca_verbs_qp_attr_create(&a), DOCA_SUCCESS);
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RST);
+    assert_int_equal(doca_verbs_qp_modify(f->qp, a, DOCA_VERBS_QP_ATTR_NEXT_STATE), DOCA_SUCCESS);
+    doca_verbs_qp_attr_destroy(a);
+    assert_int_equal(doca_gpu_verbs_reset_tracking_and_memory(g), DOCA_SUCCESS);
+    assert_int_equal(dev->sq_rsvd_index, 0);
+    assert_int_equal(dev->sq_ready_index, 0);
+    assert_int_equal(dev->sq_wqe_pi, 0);
+    assert_int_equal(dev->cq_sq.cqe_ci, 0);
+    assert_int_equal(dev->cq_sq.err.has_error, 0);
+    assert_int_equal(doca_gpu_verbs_query_last_error(g, &info), DOCA_SUCCESS);
+    assert_false(info.has_error);
+    for (uint32_t i = 0; i < dev->cq_sq.cqe_num; i++)
+        assert_int_equal(dev->cq_sq.cqe_daddr[i * 64 + 63] >> 4, 0xf); /* opcode INVALID */
+    assert_int_equal(doca_gpu_verbs_unexport_qp(NULL, g), DOCA_SUCCESS);
+}
+
 static void test_accessor_refusals(void **state)
 {
     struct fx *f = *state;
@@ -246,7 +323,8 @@ static void test_accessor_refusals(void **state)
     assert_false(can);
     assert_int_not_equal(doca_gpu_verbs_export_uar((uint64_t *)f, (uint64_t **)&dev), DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_unexport_uar((uint64_t *)f), DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_64B, false, &g),
                      DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_get_qp_dev(g, NULL), DOCA_ERROR_INVALID_VALUE);
     assert_int_equal(doca_gpu_verbs_query_last_error(g, NULL), DOCA_ERROR_INVALID_VALUE);
@@ -259,7 +337,8 @@ static void test_multi_refusals(void **state)
     struct doca_gpu_verbs_qp *qps[3] = {NULL, NULL, NULL};
     struct doca_gpu_dev_verbs_qp *array = NULL;
 
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID, &qps[0]),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &qps[0]),
                      DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_export_multi_qps_dev(NULL, NULL, 1, &array),
                      DOCA_ERROR_INVALID_VALUE);
@@ -330,6 +409,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_sq_too_large, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_export_handlers, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_accessor_refusals, fx_setup, fx_teardown),
+            cmocka_unit_test_setup_teardown(test_reset_tracking, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_multi_refusals, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_hl_refusals, fx_setup, fx_teardown),
     };

@@ -96,7 +96,9 @@ static void test_alloc_refusals(void **state)
                   "alignment 3 is not a power of two");
     alloc_refused(gpu, 64, 48, DOCA_GPU_MEM_TYPE_CPU_GPU, true, DOCA_ERROR_INVALID_VALUE,
                   "alignment 48 is not a power of two");
-    alloc_refused(gpu, 64, 0, 3, true, DOCA_ERROR_INVALID_VALUE, "mtype 3 is not a memory type");
+    alloc_refused(gpu, 64, 0, 4, true, DOCA_ERROR_INVALID_VALUE, "mtype 4 is not a memory type");
+    alloc_refused(gpu, 64, 0, DOCA_GPU_MEM_TYPE_GPU_CPU_DATA_DIRECT, true, DOCA_ERROR_NOT_SUPPORTED,
+                  "Data Direct function, which no NIC here has");
     alloc_refused(gpu, 64, 0, -1, true, DOCA_ERROR_INVALID_VALUE, "mtype -1 is not a memory type");
     alloc_refused(gpu, 64, 0, DOCA_GPU_MEM_TYPE_CPU_GPU, false, DOCA_ERROR_INVALID_VALUE,
                   "memptr_cpu is NULL: DOCA_GPU_MEM_TYPE_CPU_GPU memory has a CPU address");
@@ -341,6 +343,9 @@ static void test_dmabuf_fd(void **state)
     assert_int_equal(close(fd), 0);
     fd = -7;
     assert_int_equal(doca_gpu_dmabuf_fd(gpu, (char *)gp + 4096, 4096, &fd), DOCA_SUCCESS);
+    assert_int_equal(close(fd), 0);
+    fd = -7; /* DOCA 4.0's name */
+    assert_int_equal(doca_gpu_get_dmabuf_fd(gpu, (char *)gp + 4096, 4096, &fd), DOCA_SUCCESS);
     assert_int_equal(close(fd), 0);
 
     /* Refusals leave *dmabuf_fd alone. */
