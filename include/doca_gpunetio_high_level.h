@@ -14,6 +14,7 @@
 #ifndef DOCA_GPUNETIO_HIGH_LEVEL_H
 #define DOCA_GPUNETIO_HIGH_LEVEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "doca_gpunetio.h"
@@ -32,19 +33,38 @@ enum doca_gpu_verbs_mem_reg_type {
     DOCA_GPUNETIO_VERBS_MEM_REG_TYPE_MAX,
 };
 
+/* Flags of doca_gpu_verbs_qp_init_attr_hl, OR-ed. */
+enum doca_gpu_verbs_qp_init_attr_flags_hl {
+    DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_NONE = 0,
+    /* Data Direct: NOT_SUPPORTED, no NIC here has a Data Direct function */
+    DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT = 1u << 0,
+};
+
+/*
+ * DOCA 4.0's fields, in its order, less its completion channel and
+ * enable_umem_cpu (not built yet); not packed as DOCA's is, so source- but
+ * not binary-compatible.
+ */
 struct doca_gpu_verbs_qp_init_attr_hl {
     doca_gpu_t *gpu_dev; /* NULL: host memory, exported for CPU threads */
+    doca_dev_t *net_dev; /* the device; NULL: one is opened on ibpd (and closed with the QP) */
     struct ibv_pd *ibpd;
     uint16_t sq_nwqe; /* send WQEs (rounded up to a power of two) */
+    /* CQ_64B_COLLAPSED collapses the send CQ as cq_collapsed does; CQ_64B_COLLAPSED_HOST:
+     * NOT_SUPPORTED */
+    enum doca_gpu_dev_verbs_cq_type cq_type;
     enum doca_gpu_dev_verbs_nic_handler nic_handler;
     enum doca_gpu_verbs_mem_reg_type mreg_type;
     enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext;
-    uint8_t cq_collapsed; /* 1: the send CQ is collapsed (one entry) */
+    bool cq_collapsed; /* the send CQ is collapsed (one entry) */
+    enum doca_verbs_qp_ordering_semantic ordering_semantic;
+    uint32_t flags; /* enum doca_gpu_verbs_qp_init_attr_flags_hl */
 };
 
 struct doca_gpu_verbs_qp_hl {
     doca_gpu_t *gpu_dev;
-    doca_dev_t *dev; /* opened on ibpd */
+    doca_dev_t *dev; /* net_dev, or one opened on ibpd */
+    bool dev_opened; /* dev was opened here (closed with the QP) */
     doca_verbs_cq_t *cq_sq;
     void *cq_sq_umem_gpu_ptr; /* CQ ring and doorbell record (NULL: library memory) */
     doca_verbs_umem_t *cq_sq_umem;
@@ -55,6 +75,7 @@ struct doca_gpu_verbs_qp_hl {
     doca_verbs_umem_t *qp_umem_dbr; /* its own UMEM when in host memory (CPU proxy) */
     doca_verbs_uar_t *external_uar;
     enum doca_gpu_dev_verbs_nic_handler nic_handler; /* as resolved at export */
+    enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext;
     struct doca_gpu_verbs_qp *qp_gverbs;
 };
 

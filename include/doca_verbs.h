@@ -110,6 +110,17 @@ enum doca_verbs_qp_atomic_mode {
     DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_256BYTES = 0x8
 };
 
+/*
+ * The data-placement order a QP asks for. This library places data in
+ * order (IBTA) in every mode, which is stricter than the out-of-order modes
+ * allow: programs written for them work, without their speed-up.
+ */
+enum doca_verbs_qp_ordering_semantic {
+    DOCA_VERBS_QP_ORDERING_SEMANTIC_IBTA = 0x0,
+    DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_RW = 0x1,
+    DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_ALL = 0x2,
+};
+
 /* Whether the send queue keeps a doorbell record (DBR_VALID) or not. */
 enum doca_verbs_qp_send_dbr_mode {
     DOCA_VERBS_QP_SEND_DBR_MODE_DBR_VALID = 0x0,
@@ -483,6 +494,12 @@ DOCA_STABLE doca_error_t doca_verbs_qp_init_attr_set_emulate_no_dbr_ext(
         doca_verbs_qp_init_attr_t *qp_init_attr, bool emulate_no_dbr_ext);
 DOCA_STABLE doca_error_t doca_verbs_qp_init_attr_get_emulate_no_dbr_ext(
         const doca_verbs_qp_init_attr_t *qp_init_attr, bool *emulate_no_dbr_ext);
+DOCA_STABLE doca_error_t doca_verbs_qp_init_attr_set_ordering_semantic(
+        doca_verbs_qp_init_attr_t *verbs_qp_init_attr,
+        enum doca_verbs_qp_ordering_semantic ordering_semantic);
+DOCA_STABLE doca_error_t doca_verbs_qp_init_attr_get_ordering_semantic(
+        const doca_verbs_qp_init_attr_t *verbs_qp_init_attr,
+        enum doca_verbs_qp_ordering_semantic *ordering_semantic);
 /* Getters of the sizes (0 for NULL); doca_verbs_qp_query() fills them. */
 DOCA_STABLE uint32_t
 doca_verbs_qp_init_attr_get_sq_wr(const doca_verbs_qp_init_attr_t *qp_init_attr);

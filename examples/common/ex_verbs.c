@@ -166,7 +166,7 @@ int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed)
             .send_dbr_mode_ext = h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR
                                          ? DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW
                                          : DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
-            .cq_collapsed = cq_collapsed ? 1 : 0,
+            .cq_collapsed = cq_collapsed,
     };
     doca_error_t err = doca_gpu_verbs_create_qp_hl(&attr, &c->hl);
 

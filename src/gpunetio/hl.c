@@ -54,11 +54,30 @@ static doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, voi
                      a->send_dbr_mode_ext);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if (a->cq_collapsed > 1) {
-        DOCA_LOG_ERR("cq_collapsed %u: 0 or 1", a->cq_collapsed);
+    if ((a->flags & ~(uint32_t)DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT) != 0) {
+        DOCA_LOG_ERR("flags 0x%x: only DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT "
+                     "(0x1) is a flag",
+                     a->flags);
         return DOCA_ERROR_INVALID_VALUE;
     }
     return DOCA_SUCCESS;
+}
+
+/* Whether the send CQ is collapsed: cq_collapsed, or a collapsed cq_type. */
+static bool hl_collapsed(const struct doca_gpu_verbs_qp_init_attr_hl *a)
+{
+    return a->cq_collapsed || a->cq_type == DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED;
+}
+
+/*
+ * The kind export is told: the CQ made is what hl_collapsed() says, and
+ * CQ_64B (0, what an attribute left out is) does not contradict
+ * cq_collapsed; a host CQ goes on to export, which refuses it.
+ */
+static enum doca_gpu_dev_verbs_cq_type hl_cq_type(const struct doca_gpu_verbs_qp_init_attr_hl *a)
+{
+    return a->cq_type == DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST ? a->cq_type
+                                                                   : DOCA_GPUNETIO_VERBS_CQ_UNKNOWN;
 }
 
 /* GPU memory of `size` bytes (64 KiB aligned) registered as a UMEM as mreg_type says. */
@@ -136,7 +155,7 @@ static doca_error_t hl_cq(struct doca_gpu_verbs_qp_hl *hl,
         return err;
     doca_verbs_cq_attr_set_cq_size(attr, entries);
     doca_verbs_cq_attr_set_cq_overrun(attr, DOCA_VERBS_CQ_ENABLE_OVERRUN);
-    doca_verbs_cq_attr_set_cq_collapsed(attr, a->cq_collapsed);
+    doca_verbs_cq_attr_set_cq_collapsed(attr, hl_collapsed(a));
     doca_verbs_cq_attr_set_external_uar(attr, hl->external_uar);
     if (hl->gpu_dev != NULL) {
         err = hl_gpu_umem(hl, a->mreg_type, ring + HL_DBR_BYTES, &hl->cq_sq_umem_gpu_ptr,
@@ -170,6 +189,8 @@ static doca_error_t hl_qp(struct doca_gpu_verbs_qp_hl *hl,
     doca_verbs_qp_init_attr_set_send_max_sges(attr, 1);
     doca_verbs_qp_init_attr_set_max_inline_data(attr, DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE);
     doca_verbs_qp_init_attr_set_qp_type(attr, DOCA_VERBS_QP_TYPE_RC);
+    if (err == DOCA_SUCCESS)
+        err = doca_verbs_qp_init_attr_set_ordering_semantic(attr, a->ordering_semantic);
     doca_verbs_qp_init_attr_set_external_uar(attr, hl->external_uar);
     if (a->send_dbr_mode_ext != DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR) {
         doca_verbs_qp_init_attr_set_send_dbr_mode(attr, DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_EXT);
@@ -222,7 +243,7 @@ static void hl_release(struct doca_gpu_verbs_qp_hl *hl, bool owns_uar)
         doca_gpu_mem_free(hl->gpu_dev, hl->cq_sq_umem_gpu_ptr);
     if (owns_uar && hl->external_uar != NULL)
         doca_verbs_uar_destroy(hl->external_uar);
-    if (hl->dev != NULL)
+    if (hl->dev_opened)
         doca_verbs_dev_close(hl->dev);
 }
 
@@ -236,9 +257,15 @@ static doca_error_t hl_create(const struct doca_gpu_verbs_qp_init_attr_hl *a,
     doca_error_t err;
 
     hl->gpu_dev = a->gpu_dev;
-    err = doca_verbs_dev_open(a->ibpd, &hl->dev);
-    if (err != DOCA_SUCCESS)
-        return err;
+    hl->send_dbr_mode_ext = a->send_dbr_mode_ext;
+    if (a->net_dev != NULL) {
+        hl->dev = a->net_dev;
+    } else {
+        err = doca_verbs_dev_open(a->ibpd, &hl->dev);
+        if (err != DOCA_SUCCESS)
+            return err;
+        hl->dev_opened = true;
+    }
     if (shared_uar != NULL)
         hl->external_uar = shared_uar;
     else if ((err = hl_uar(hl, h)) != DOCA_SUCCESS)
@@ -249,13 +276,15 @@ static doca_error_t hl_create(const struct doca_gpu_verbs_qp_init_attr_hl *a,
         if (err != DOCA_SUCCESS)
             return err;
     }
-    err = hl_cq(hl, a, a->cq_collapsed ? 1 : sq_wr);
+    err = hl_cq(hl, a, hl_collapsed(a) ? 1 : sq_wr);
     if (err == DOCA_SUCCESS)
         err = hl_qp(hl, a, sq_wr, h);
     if (err == DOCA_SUCCESS)
-        err = doca_gpu_verbs_export_qp(a->gpu_dev, hl->qp, h, hl->qp_umem_gpu_ptr, hl->cq_sq,
-                                       a->send_dbr_mode_ext, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
-                                       &hl->qp_gverbs);
+        err = doca_gpu_verbs_export_qp(
+                a->gpu_dev, hl->qp, h, hl->qp_umem_gpu_ptr, hl->cq_sq, a->send_dbr_mode_ext,
+                hl_cq_type(a),
+                (a->flags & DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT) != 0,
+                &hl->qp_gverbs);
     if (err == DOCA_SUCCESS)
         err = doca_gpu_verbs_get_nic_handler(hl->qp_gverbs, &hl->nic_handler);
     return err;

@@ -206,6 +206,33 @@ doca_verbs_qp_init_attr_get_emulate_no_dbr_ext(const doca_verbs_qp_init_attr_t *
     return DOCA_SUCCESS;
 }
 
+doca_error_t doca_verbs_qp_init_attr_set_ordering_semantic(
+        doca_verbs_qp_init_attr_t *verbs_qp_init_attr,
+        enum doca_verbs_qp_ordering_semantic ordering_semantic)
+{
+    VERBS_QP_INIT_ATTR_CHECK(verbs_qp_init_attr);
+    if ((unsigned int)ordering_semantic > DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_ALL) {
+        DOCA_LOG_ERR("ordering_semantic %d: IBTA (0), OOO_RW (1) or OOO_ALL (2)",
+                     (int)ordering_semantic);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    verbs_qp_init_attr->ordering_semantic = ordering_semantic;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_verbs_qp_init_attr_get_ordering_semantic(
+        const doca_verbs_qp_init_attr_t *verbs_qp_init_attr,
+        enum doca_verbs_qp_ordering_semantic *ordering_semantic)
+{
+    if (verbs_qp_init_attr == NULL || ordering_semantic == NULL) {
+        DOCA_LOG_ERR("verbs_qp_init_attr (%p) and ordering_semantic (%p) must not be NULL",
+                     (const void *)verbs_qp_init_attr, (void *)ordering_semantic);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    *ordering_semantic = verbs_qp_init_attr->ordering_semantic;
+    return DOCA_SUCCESS;
+}
+
 VERBS_QP_INIT_ATTR_GETTER(sq_wr, sq_wr)
 VERBS_QP_INIT_ATTR_GETTER(rq_wr, rq_wr)
 VERBS_QP_INIT_ATTR_GETTER(send_max_sges, send_max_sges)

@@ -169,6 +169,7 @@ struct doca_verbs_qp_init_attr {
     uint8_t core_direct_master;
     enum doca_verbs_qp_send_dbr_mode send_dbr_mode;
     bool emulate_no_dbr_ext;
+    enum doca_verbs_qp_ordering_semantic ordering_semantic; /* recorded; placement is in order */
 };
 
 struct doca_verbs_qp_attr {

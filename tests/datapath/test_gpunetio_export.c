@@ -378,9 +378,14 @@ static void test_hl_refusals(void **state)
     a.send_dbr_mode_ext = (enum doca_gpu_verbs_send_dbr_mode_ext)7;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_INVALID_VALUE);
     a.send_dbr_mode_ext = VALID;
-    a.cq_collapsed = 2;
+    a.flags = 0x2;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_INVALID_VALUE);
-    a.cq_collapsed = 0;
+    a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT;
+    assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
+    a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_NONE;
+    a.cq_type = DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST;
+    assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
+    a.cq_type = DOCA_GPUNETIO_VERBS_CQ_64B;
     a.nic_handler = (enum doca_gpu_dev_verbs_nic_handler)5;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_INVALID_VALUE);
     assert_null(hl);
@@ -398,7 +403,21 @@ static void test_hl_refusals(void **state)
     assert_int_equal(doca_gpu_verbs_create_qp_group_hl(&a, &g), DOCA_SUCCESS);
     assert_ptr_equal(g->qp_main.external_uar, g->qp_companion.external_uar);
     assert_int_equal(doca_gpu_verbs_destroy_qp_group_hl(g), DOCA_SUCCESS);
+    assert_int_equal(hl->send_dbr_mode_ext, VALID);
+    assert_true(hl->dev_opened);
     assert_int_equal(doca_gpu_verbs_destroy_qp_hl(hl), DOCA_SUCCESS);
+
+    /* DOCA 4.0's fields: the caller's device (kept open), a collapsed cq_type, OOO ordering. */
+    a.net_dev = f->d.dev;
+    a.cq_type = DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED;
+    a.ordering_semantic = DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_RW;
+    assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_SUCCESS);
+    assert_ptr_equal(hl->dev, f->d.dev);
+    assert_false(hl->dev_opened);
+    assert_int_equal(doca_gpu_verbs_get_qp_dev(hl->qp_gverbs, &list), DOCA_SUCCESS);
+    assert_int_equal(list->cq_sq.cq_type, DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED);
+    assert_int_equal(doca_gpu_verbs_destroy_qp_hl(hl), DOCA_SUCCESS);
+    /* f->d.dev is still open: the fixture's teardown closes it. */
 }
 
 int main(void)

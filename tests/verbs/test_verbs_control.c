@@ -473,6 +473,26 @@ static void test_layout_and_modes(void **state)
     assert_false(doca_verbs_qp_get_emulate_no_dbr_ext(qp));
     assert_int_equal(doca_verbs_qp_destroy(qp), DOCA_SUCCESS);
 
+    /* Ordering semantic: IBTA by default; any mode is taken (placement stays in order). */
+    enum doca_verbs_qp_ordering_semantic os = DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_ALL;
+    assert_int_equal(doca_verbs_qp_init_attr_get_ordering_semantic(ia, &os), DOCA_SUCCESS);
+    assert_int_equal(os, DOCA_VERBS_QP_ORDERING_SEMANTIC_IBTA);
+    assert_int_equal(doca_verbs_qp_init_attr_set_ordering_semantic(
+                             ia, (enum doca_verbs_qp_ordering_semantic)3),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_qp_init_attr_set_ordering_semantic(NULL, os),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_qp_init_attr_get_ordering_semantic(ia, NULL),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_qp_init_attr_set_ordering_semantic(
+                             ia, DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_RW),
+                     DOCA_SUCCESS);
+    assert_int_equal(doca_verbs_qp_init_attr_get_ordering_semantic(ia, &os), DOCA_SUCCESS);
+    assert_int_equal(os, DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_RW);
+    assert_int_equal(doca_verbs_qp_create(f->d.dev, ia, &qp), DOCA_SUCCESS);
+    assert_int_equal(doca_verbs_qp_destroy(qp), DOCA_SUCCESS);
+    doca_verbs_qp_init_attr_set_ordering_semantic(ia, DOCA_VERBS_QP_ORDERING_SEMANTIC_IBTA);
+
     assert_int_equal(doca_verbs_query_device(f->d.ctx, &da), DOCA_SUCCESS);
     assert_int_equal(doca_verbs_device_attr_get_is_qp_type_supported(da, DOCA_VERBS_QP_TYPE_RC),
                      DOCA_SUCCESS);
