@@ -637,6 +637,43 @@ DOCA_STABLE doca_error_t doca_verbs_qp_get_qpn(const doca_verbs_qp_t *verbs_qp, 
 /* Whether the QP was made with a doorbell record to emulate NO_DBR_EXT; false for NULL. */
 DOCA_STABLE bool doca_verbs_qp_get_emulate_no_dbr_ext(const doca_verbs_qp_t *verbs_qp);
 
+/*
+ * Calls removed in DOCA 3.0. Declared only so that a program written for
+ * the 2.0 generation stops at the call with the replacement named (GCC and
+ * Clang's error attribute), not at an implicit declaration or a link error.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define DOCA_VERBS_REMOVED(what) __attribute__((__error__("removed in DOCA 3.0: " what)))
+int doca_verbs_qp_attr_set_allow_remote_atomic(const void *first, ...)
+        DOCA_VERBS_REMOVED("use doca_verbs_qp_attr_set_atomic_mode(), with "
+                           "DOCA_VERBS_QP_ATTR_ATOMIC_MODE in the modify mask");
+int doca_verbs_qp_attr_get_allow_remote_atomic(const void *first, ...)
+        DOCA_VERBS_REMOVED("use doca_verbs_qp_attr_get_atomic_mode()");
+int doca_verbs_qp_init_attr_get_pd(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the doca_dev_t given to doca_verbs_qp_init_attr_set_pd()");
+int doca_verbs_qp_attr_get_ah_attr(const void *first, ...) DOCA_VERBS_REMOVED(
+        "keep the doca_verbs_ah_attr_t given to doca_verbs_qp_attr_set_ah_attr()");
+int doca_verbs_qp_init_attr_set_external_dbr_umem(const void *first, ...)
+        DOCA_VERBS_REMOVED("use doca_verbs_qp_init_attr_set_external_umem_dbr()");
+int doca_verbs_qp_init_attr_get_external_uar(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the UAR given to doca_verbs_qp_init_attr_set_external_uar()");
+int doca_verbs_qp_init_attr_get_send_cq(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the CQ given to doca_verbs_qp_init_attr_set_send_cq()");
+int doca_verbs_qp_init_attr_get_receive_cq(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the CQ given to doca_verbs_qp_init_attr_set_receive_cq()");
+int doca_verbs_qp_init_attr_get_sq_sig_all(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the value given to doca_verbs_qp_init_attr_set_sq_sig_all()");
+int doca_verbs_qp_init_attr_get_user_index(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the value given to doca_verbs_qp_init_attr_set_user_index()");
+int doca_verbs_qp_init_attr_get_qp_context(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the pointer given to doca_verbs_qp_init_attr_set_qp_context()");
+int doca_verbs_qp_init_attr_get_srq(const void *first, ...)
+        DOCA_VERBS_REMOVED("keep the SRQ given to doca_verbs_qp_init_attr_set_srq()");
+int doca_verbs_qp_init_attr_get_core_direct_master(const void *first, ...) DOCA_VERBS_REMOVED(
+        "keep the value given to doca_verbs_qp_init_attr_set_core_direct_master()");
+#undef DOCA_VERBS_REMOVED
+#endif
+
 #ifdef __cplusplus
 }
 #endif
