@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "doca_compat.h"
+#include "doca_gpunetio_config.h"
 #include "doca_error.h"
 #include "doca_gpunetio_verbs_def.h"
 #include "doca_verbs.h"

@@ -24,6 +24,7 @@
 #ifndef DOCA_VERBS_H
 #define DOCA_VERBS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -677,5 +678,8 @@ int doca_verbs_qp_init_attr_get_core_direct_master(const void *first, ...) DOCA_
 #ifdef __cplusplus
 }
 #endif
+
+/* As DOCA's doca_verbs.h: the GPUNetIO host calls come with it. */
+#include "doca_gpunetio.h"
 
 #endif /* DOCA_VERBS_H */
