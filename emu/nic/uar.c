@@ -223,11 +223,16 @@ void emu_uar_qp_reset(struct emu_qp *qp)
     pthread_mutex_unlock(&d->lock);
 }
 
-/* Hands a producer index to the QP when it moved. Caller holds d->lock. */
+/*
+ * Hands a producer index to the QP when it moved forward. Caller holds
+ * d->lock. One behind the last is stale, not a wrap: BlueFlame writes
+ * alternate between the two registers, which a poll reads in a fixed
+ * order, so a later doorbell may be seen before an earlier one.
+ */
 static bool uar_deliver(struct uar_binding *b, uint32_t producer, emu_uar_ring_fn ring)
 {
     producer &= 0xffff;
-    if (producer == b->last || !ring(b->qp, producer))
+    if ((int16_t)(uint16_t)(producer - b->last) <= 0 || !ring(b->qp, producer))
         return false;
     b->last = producer;
     return true;

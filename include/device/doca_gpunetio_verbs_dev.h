@@ -149,7 +149,8 @@ struct doca_gpu_dev_verbs_cq {
  *      sq_rsvd_index  slots handed out by reserve_wq_slots (atomic add);
  *      sq_ready_index every WQE below it is written (mark_wqes_ready, in order);
  *      sq_wqe_pi      producer index last published to the NIC or the proxy
- *                     (under sq_lock, so it never moves backwards).
+ *                     (under sq_lock, so it never moves backwards);
+ *    and, written under sq_lock too, sq_bf_next.
  * sq_nic_scope: GPU when the ring and the doorbell record are in GPU memory
  * and the data path rings the NIC itself. The NIC reads GPU memory through
  * the GPU's L2, the point where GPU-scope stores are ordered, so a
@@ -189,7 +190,8 @@ struct doca_gpu_dev_verbs_qp {
     uint64_t sq_ready_index;
     uint64_t sq_wqe_pi;
     int sq_lock;
-    uint8_t reserved2[DOCA_GPUNETIO_VERBS_QP_LINE - 28];
+    uint32_t sq_bf_next; /* BlueFlame buffer the next BlueFlame write uses (0, 1; under sq_lock) */
+    uint8_t reserved2[DOCA_GPUNETIO_VERBS_QP_LINE - 32];
 };
 
 GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, cq_sq) == DOCA_GPUNETIO_VERBS_QP_LINE,

@@ -89,7 +89,7 @@ GDAKI_INLINE int dp_ops(struct doca_gpu_dev_verbs_qp *qp, const struct dp_plan *
     DP_STEP(st);
     t = gdaki_get(qp, DP_R(p, DP_GET_OFF + DP_GET_LEN / 2), DP_L(p, DP_GET_OFF + DP_GET_LEN / 2),
                   DP_GET_LEN / 2, dump, 0, 0, &st, rsm, nic, 0);
-    DP_STEP(gdaki_get_wait(qp, dump, t, 1, rsm, nic, 0));
+    DP_STEP(gdaki_get_wait(qp, dump, t, 1, rsm, nic));
     DP_STEP(dp_atomic(qp, p, 0, PRM_WQE_OPCODE_ATOMIC_MASKED_FA, DP_A32_OFF, DP_RET_OFF + 32,
                       DP_A32_FA_ADD, 0, 0, rsm, nic));
     DP_STEP(dp_atomic(qp, p, 0, PRM_WQE_OPCODE_ATOMIC_MASKED_CS, DP_A32_OFF + 4, DP_RET_OFF + 40,
@@ -102,17 +102,17 @@ GDAKI_INLINE int dp_ops(struct doca_gpu_dev_verbs_qp *qp, const struct dp_plan *
     gdaki_wqe_nop(qp, gdaki_wqe_ptr(qp, t), t, DP_CQ_UPDATE);
     DP_STEP(gdaki_wait(qp, gdaki_commit(qp, t, t, rsm, nic, 0)));
     if (p->counters) {
-        struct doca_gpu_dev_verbs_addr cr = DP_R(p, DP_COUNTER_OFF);
+        struct gdaki_counter c = {p->companion, DP_R(p, DP_COUNTER_OFF), DP_L(p, DP_RET_OFF + 64),
+                                  1};
 
-        t = gdaki_put(qp, DP_R(p, DP_COUNTER_OFF + 64), DP_L(p, DP_COUNTER_OFF + 64), 64, rsm, nic,
-                      0);
-        gdaki_counter(qp, t, p->companion, cr, DP_L(p, DP_RET_OFF + 64), 1, rsm, nic, 0);
-        t = gdaki_p(qp, DP_R(p, DP_COUNTER_OFF + 128), &v32, 4, rsm, nic, 0);
-        gdaki_counter(qp, t, p->companion, cr, DP_L(p, DP_RET_OFF + 72), 1, rsm, nic, 0);
-        t = gdaki_get(qp, DP_R(p, DP_GET_OFF), DP_L(p, DP_COUNTER_OFF + 192), 8, dump, 0, 0, &st,
-                      rsm, nic, 0);
-        gdaki_counter(qp, t, p->companion, cr, DP_L(p, DP_RET_OFF + 80), 1, rsm, nic, 0);
-        DP_STEP(gdaki_wait(p->companion, gdaki_last_reserved(p->companion)));
+        gdaki_put_counter(qp, DP_R(p, DP_COUNTER_OFF + 64), DP_L(p, DP_COUNTER_OFF + 64), 64, &c,
+                          rsm, nic, 0);
+        c.laddr = DP_L(p, DP_RET_OFF + 72);
+        gdaki_p_counter(qp, DP_R(p, DP_COUNTER_OFF + 128), &v32, 4, &c, rsm, nic, 0);
+        c.laddr = DP_L(p, DP_RET_OFF + 80);
+        gdaki_get_counter(qp, DP_R(p, DP_GET_OFF), DP_L(p, DP_COUNTER_OFF + 192), 8, &c, rsm, nic,
+                          0);
+        DP_STEP(gdaki_wait_all(p->companion));
     }
     /* Everything posted is complete: consuming the CQ in order must find no error. */
     if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The data-path core's WQE builders (include/device/impl/gdaki_verbs_wqe.h) and
+ * The data-path core's WQE builders (include/device/impl/gdaki_verbs_wqe.h:
+ * one and two buffers, inline in one or two steps, atomics with DOCA's
+ * operands, masked atomics of both sizes, the completion flags) and
  * doorbell values (gdaki_verbs_sq.h), byte for byte against WQEs assembled
- * with rdma-core's mlx5dv.h builders; the DOCA enumerator values against
+ * with rdma-core's mlx5dv.h builders and the PRM's layouts; the DOCA enumerator values against
  * the numbers DOCA gives them; the completion matcher against hand-made
  * CQEs (in order, later laps, stale entries, errors, collapsed CQs); the
  * handler word the DOCA facade resolves once per call.
@@ -160,6 +162,213 @@ static void test_atomics(void **state)
     memcpy(ref + 32, masked, 8);
     mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 4, 4, 0x9000);
     assert_memory_equal(f.ring + 8 * 64, ref, 64);
+}
+
+/* Two buffers: 4 DS, the second data segment in the fourth; byte counts keep 31 bits. */
+static void test_two_sge(void **state)
+{
+    struct fx f;
+    uint8_t ref[64];
+    const uint8_t ops[] = {MLX5_OPCODE_RDMA_WRITE, MLX5_OPCODE_RDMA_WRITE_IMM,
+                           MLX5_OPCODE_RDMA_READ};
+
+    (void)state;
+    fx_init(&f);
+    for (unsigned int i = 0; i < sizeof(ops); i++) {
+        uint32_t imm = ops[i] == MLX5_OPCODE_RDMA_WRITE_IMM ? htobe32(0xc0ffee) : 0;
+
+        gdaki_wqe_rdma2(&f.qp, gdaki_wqe_ptr(&f.qp, 9 + i), 9 + i, ops[i], MLX5_WQE_CTRL_CQ_UPDATE,
+                        imm, 0x1122334455667788ull, htobe32(0xabcd), 0x1000, htobe32(0x4321), 4096,
+                        0x9000, htobe32(0x8765), 100);
+        ref_ctrl(ref, 9 + i, ops[i], 0, 4, MLX5_WQE_CTRL_CQ_UPDATE, imm);
+        ref_raddr(ref + 16, 0x1122334455667788ull, 0xabcd);
+        mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 32), 4096, 0x4321, 0x1000);
+        mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 100, 0x8765, 0x9000);
+        assert_memory_equal(f.ring + (9 + i) * 64, ref, 64);
+    }
+    /* 2^31 bytes is a byte count of 0; bit 31 (inline) is never set. */
+    gdaki_wqe_rdma(&f.qp, gdaki_wqe_ptr(&f.qp, 0), 0, MLX5_OPCODE_RDMA_READ, 0, 0, 0, 0, 0, 0,
+                   0x80000000u);
+    assert_int_equal(((struct mlx5_wqe_data_seg *)(void *)(f.ring + 32))->byte_count, 0);
+}
+
+/*
+ * DOCA's atomic operands: FA adds compare_add (swap_add is ignored), CS
+ * swaps in swap_add where the target equals compare_add; `bytes` is the
+ * data segment's length.
+ */
+static void test_atomic_operand_order(void **state)
+{
+    struct fx f;
+    uint8_t ref[64];
+    struct mlx5_wqe_atomic_seg *a = (struct mlx5_wqe_atomic_seg *)(void *)(ref + 32);
+
+    (void)state;
+    fx_init(&f);
+    gdaki_wqe_atomic_n(&f.qp, gdaki_wqe_ptr(&f.qp, 2), 2, MLX5_OPCODE_ATOMIC_FA,
+                       MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), 8, 5, 99);
+    ref_ctrl(ref, 2, MLX5_OPCODE_ATOMIC_FA, 0, 4, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    a->swap_add = htobe64(5);
+    a->compare = htobe64(5);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 8, 4, 0x9000);
+    assert_memory_equal(f.ring + 2 * 64, ref, 64);
+
+    gdaki_wqe_atomic_n(&f.qp, gdaki_wqe_ptr(&f.qp, 3), 3, MLX5_OPCODE_ATOMIC_CS, 0, 0x8000,
+                       htobe32(3), 0x9000, htobe32(4), 4, 100, 777);
+    ref_ctrl(ref, 3, MLX5_OPCODE_ATOMIC_CS, 0, 4, 0, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    a->swap_add = htobe64(777);
+    a->compare = htobe64(100);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 4, 4, 0x9000);
+    assert_memory_equal(f.ring + 3 * 64, ref, 64);
+
+    /* The core's own order (swap_add, compare) writes the same FA: the addend in swap_add. */
+    gdaki_wqe_atomic(&f.qp, gdaki_wqe_ptr(&f.qp, 4), 2, MLX5_OPCODE_ATOMIC_FA,
+                     MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), 5, 0);
+    assert_memory_equal(f.ring + 4 * 64, f.ring + 2 * 64, 64);
+}
+
+/* Stores big-endian words v[0..n) at p. */
+static void put_be32s(uint8_t *p, const uint32_t *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t be = htobe32(v[i]);
+
+        memcpy(p + 4 * i, &be, 4);
+    }
+}
+
+static void put_be64s(uint8_t *p, const uint64_t *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t be = htobe64(v[i]);
+
+        memcpy(p + 8 * i, &be, 8);
+    }
+}
+
+/*
+ * The masked atomics with DOCA's operands, every operand big-endian at the
+ * PRM's offsets; the 8-byte compare-swap spans two basic blocks, its data
+ * segment in the second, whose other bytes stay untouched.
+ */
+static void test_masked_atomics(void **state)
+{
+    const uint32_t fa32[2] = {5, 0x80};
+    const uint64_t fa64[2] = {0x0102030405060708ull, 0x8000000000000001ull};
+    const uint32_t cs32[4] = {0xaabbccdd, 0x11223344, 0xffff0000, 0x0000ffff};
+    const uint64_t cs64[4] = {0x1111222233334444ull, 0x5555666677778888ull, 0xffffffff00000000ull,
+                              0x00000000ffffffffull};
+    struct fx f;
+    uint8_t ref[64], untouched[48];
+
+    (void)state;
+    fx_init(&f);
+    gdaki_wqe_atomic_ext(&f.qp, gdaki_wqe_ptr(&f.qp, 1), NULL, 1, MLX5_OPCODE_ATOMIC_MASKED_FA,
+                         MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), 4,
+                         fa32[0], fa32[1], 0, 0, 0, 0);
+    ref_ctrl(ref, 1, MLX5_OPCODE_ATOMIC_MASKED_FA, 0x08, 4, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    put_be32s(ref + 32, fa32, 2);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 4, 4, 0x9000);
+    assert_memory_equal(f.ring + 64, ref, 64);
+
+    gdaki_wqe_atomic_ext(&f.qp, gdaki_wqe_ptr(&f.qp, 2), NULL, 2, MLX5_OPCODE_ATOMIC_MASKED_FA,
+                         MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), 8,
+                         fa64[0], fa64[1], 0, 0, 0, 0);
+    ref_ctrl(ref, 2, MLX5_OPCODE_ATOMIC_MASKED_FA, 0x09, 4, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    put_be64s(ref + 32, fa64, 2);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 8, 4, 0x9000);
+    assert_memory_equal(f.ring + 2 * 64, ref, 64);
+
+    gdaki_wqe_atomic_ext(&f.qp, gdaki_wqe_ptr(&f.qp, 3), NULL, 3, MLX5_OPCODE_ATOMIC_MASKED_CS,
+                         MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), 4, 0, 0,
+                         cs32[0], cs32[1], cs32[2], cs32[3]);
+    ref_ctrl(ref, 3, MLX5_OPCODE_ATOMIC_MASKED_CS, 0x08, 4, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    put_be32s(ref + 32, cs32, 4);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)(ref + 48), 4, 4, 0x9000);
+    assert_memory_equal(f.ring + 3 * 64, ref, 64);
+
+    /* 8-byte compare-swap in the ring's last slot: its second basic block wraps to slot 0. */
+    memset(f.ring, 0xab, 64);
+    memset(untouched, 0xab, sizeof(untouched));
+    gdaki_wqe_atomic_ext(&f.qp, gdaki_wqe_ptr(&f.qp, 15), gdaki_wqe_ptr(&f.qp, 16), 15,
+                         MLX5_OPCODE_ATOMIC_MASKED_CS, MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3),
+                         0x9000, htobe32(4), 8, 0, 0, cs64[0], cs64[1], cs64[2], cs64[3]);
+    ref_ctrl(ref, 15, MLX5_OPCODE_ATOMIC_MASKED_CS, 0x09, 5, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x8000, 3);
+    put_be64s(ref + 32, cs64, 4);
+    assert_memory_equal(f.ring + 15 * 64, ref, 64);
+    mlx5dv_set_data_seg((struct mlx5_wqe_data_seg *)ref, 8, 4, 0x9000);
+    assert_memory_equal(f.ring, ref, 16);
+    assert_memory_equal(f.ring + 16, untouched, sizeof(untouched));
+
+    /* The core's 4-byte builder is the same WQE. */
+    gdaki_wqe_atomic32(&f.qp, gdaki_wqe_ptr(&f.qp, 4), 3, MLX5_OPCODE_ATOMIC_MASKED_CS,
+                       MLX5_WQE_CTRL_CQ_UPDATE, 0x8000, htobe32(3), 0x9000, htobe32(4), cs32[0],
+                       cs32[1], cs32[2], cs32[3]);
+    assert_memory_equal(f.ring + 4 * 64, f.ring + 3 * 64, 64);
+}
+
+/*
+ * The two-step inline write: the header stores the first 32 bytes only,
+ * the data its byte count and bytes only, in either order; together they
+ * are the one-step WQE.
+ */
+static void test_inline_two_steps(void **state)
+{
+    struct fx f;
+    uint8_t ref[64], untouched[32];
+    uint64_t value = 0x0102030405060708ull;
+    uint8_t big[20];
+
+    (void)state;
+    fx_init(&f);
+    memset(untouched, 0xab, sizeof(untouched));
+    memset(f.ring + 5 * 64, 0xab, 64);
+    gdaki_wqe_inl_header(&f.qp, gdaki_wqe_ptr(&f.qp, 5), 5, MLX5_WQE_CTRL_CQ_UPDATE, 0x1000,
+                         htobe32(7), sizeof(value));
+    ref_ctrl(ref, 5, MLX5_OPCODE_RDMA_WRITE, 0, 3, MLX5_WQE_CTRL_CQ_UPDATE, 0);
+    ref_raddr(ref + 16, 0x1000, 7);
+    assert_memory_equal(f.ring + 5 * 64, ref, 32);
+    assert_memory_equal(f.ring + 5 * 64 + 32, untouched, 32);
+    gdaki_wqe_inl_data(gdaki_wqe_ptr(&f.qp, 5), &value, sizeof(value));
+    *(uint32_t *)(void *)(ref + 32) = htobe32(8 | MLX5_INLINE_SEG);
+    memcpy(ref + 36, &value, 8);
+    assert_memory_equal(f.ring + 5 * 64, ref, 44);
+    assert_memory_equal(f.ring + 5 * 64 + 44, untouched, 20);
+
+    /* Data first, header second; 20 bytes take 4 DS. */
+    for (unsigned int i = 0; i < sizeof(big); i++)
+        big[i] = (uint8_t)(0x40 + i);
+    memset(f.ring + 6 * 64, 0, 64);
+    gdaki_wqe_inl_data(gdaki_wqe_ptr(&f.qp, 6), big, sizeof(big));
+    gdaki_wqe_inl_header(&f.qp, gdaki_wqe_ptr(&f.qp, 6), 6, 0, 0x1000, htobe32(7), sizeof(big));
+    gdaki_wqe_write_inl(&f.qp, gdaki_wqe_ptr(&f.qp, 7), 6, 0, 0x1000, htobe32(7), big, sizeof(big));
+    assert_memory_equal(f.ring + 6 * 64, f.ring + 7 * 64, 64);
+    assert_int_equal(f.ring[6 * 64 + 7], 4);
+}
+
+/* DOCA's cqe_ctrl_flags: a CQE always but for a doorbell-less WQE on a collapsed CQ. */
+static void test_cqe_flags(void **state)
+{
+    const uint32_t skip = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_SKIP_DB_RINGING;
+    const uint8_t fenced = MLX5_WQE_CTRL_CQ_UPDATE | PRM_WQE_CTRL_FM_FENCE;
+
+    (void)state;
+    assert_int_equal(gdaki_wqe_cqe_flags(DOCA_GPUNETIO_VERBS_CQ_64B, skip, fenced),
+                     MLX5_WQE_CTRL_CQ_UPDATE);
+    assert_int_equal(gdaki_wqe_cqe_flags(DOCA_GPUNETIO_VERBS_CQ_64B, 0, 0),
+                     MLX5_WQE_CTRL_CQ_UPDATE);
+    assert_int_equal(gdaki_wqe_cqe_flags(DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, skip, 0),
+                     MLX5_WQE_CTRL_CQ_UPDATE);
+    assert_int_equal(gdaki_wqe_cqe_flags(DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED, skip, fenced), 0);
+    assert_int_equal(gdaki_wqe_cqe_flags(DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST, skip, fenced),
+                     0);
+    assert_int_equal(gdaki_wqe_cqe_flags(DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED, 0, fenced), fenced);
 }
 
 /* The doorbell: the QP number and the producer index in a control segment's first 8 bytes. */
@@ -380,6 +589,11 @@ int main(void)
             cmocka_unit_test(test_rdma_write_read_imm),
             cmocka_unit_test(test_nop_inline_dump_wait),
             cmocka_unit_test(test_atomics),
+            cmocka_unit_test(test_two_sge),
+            cmocka_unit_test(test_atomic_operand_order),
+            cmocka_unit_test(test_masked_atomics),
+            cmocka_unit_test(test_inline_two_steps),
+            cmocka_unit_test(test_cqe_flags),
             cmocka_unit_test(test_doorbell_value),
             cmocka_unit_test(test_completion_matching),
             cmocka_unit_test(test_reserve_waits_for_slot),

@@ -11,3 +11,4 @@
 #undef DGN_NIC_PARAM
 #undef DGN_SCOPE_PARAM
 #undef DGN_CODE_OPT
+#undef DGN_CQT_PARAM

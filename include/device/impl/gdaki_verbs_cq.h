@@ -5,8 +5,19 @@
  * completion of WQE idx is looked for in entry idx of the ring (entry 0 of
  * a collapsed CQ) and recognised by its wqe_counter: a valid CQE whose
  * counter is idx or later (as a signed 16-bit difference) means WQE idx is
- * done, because an RC send queue completes in order. Pollers share nothing
- * but the CQE memory: many threads may wait on one CQ at once.
+ * done, because an RC send queue completes in order. That holds when the
+ * NIC overruns the CQ too, which is why the ring is not consumed in order.
+ *
+ * cq->cqe_ci is DOCA's consumer index: a successful poll raises it (atomic
+ * max, at the scope of the sharing mode) to one past the WQE whose CQE it
+ * saw, and a poll for a WQE below it succeeds even when no CQE says so
+ * anymore. Only success raises it, and a successful CQE means every earlier
+ * WQE succeeded too.
+ *
+ * An error CQE puts the QP in error: the WQE it names and every later one
+ * fail. So a poll returns -EIO when it meets one, and also, instead of
+ * waiting, when the CQ has recorded one already (cq->err) and its WQE's
+ * completion is not there: it never will be. No wait spins on a dead QP.
  */
 #ifndef DOCA_GPUNETIO_IMPL_VERBS_CQ_H
 #define DOCA_GPUNETIO_IMPL_VERBS_CQ_H
@@ -18,6 +29,10 @@
 #include "gdaki_sync.h"
 #include "prm/mlx5_cqe.h"
 
+#if DOCA_GPUNETIO_VERBS_ENABLE_DEBUG == 1
+#include <stdio.h>
+#endif
+
 /* Last: a public header included above removes it at its end. */
 #include "gdaki_macros.h"
 
@@ -25,12 +40,80 @@
 #define GDAKI_CQE_SYNDROMES_OFF 52
 #define GDAKI_CQE_TAIL_OFF      60
 
+/*
+ * The acquire after a completion is seen: what the caller reads next (the
+ * data a read or atomic returned) is ordered after the CQE, or after the
+ * cqe_ci another poller raised once it had seen one. DOCA's
+ * fence_acquire_nvidia_nic: CTA scope unless the user sets
+ * DOCA_GPUNETIO_VERBS_EXP_NIC_FENCE_ACQUIRE_CTA to 0, as an NVIDIA NIC
+ * writes a CQE only after the data it completes.
+ */
+GDAKI_INLINE void gdaki_cq_acquire(void)
+{
+    gdaki_fence_acquire(DOCA_GPUNETIO_VERBS_EXP_NIC_FENCE_ACQUIRE_CTA
+                                ? DOCA_GPUNETIO_VERBS_SYNC_SCOPE_CTA
+                                : DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+}
+
+/* cqe_ci as the threads of the sharing mode see it. */
+GDAKI_INLINE uint64_t gdaki_cq_ci_load(const struct doca_gpu_dev_verbs_cq *cq,
+                                       enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE)
+        return cq->cqe_ci;
+#if defined(__CUDA_ARCH__)
+    return gdaki_load_volatile_u64(&cq->cqe_ci);
+#else
+    return __atomic_load_n(&cq->cqe_ci, __ATOMIC_ACQUIRE);
+#endif
+}
+
+/* Raises cqe_ci to ci unless it is past it already (atomic max at the sharing mode's scope). */
+GDAKI_INLINE void gdaki_cq_ci_raise(struct doca_gpu_dev_verbs_cq *cq, uint64_t ci,
+                                    enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
+        if (cq->cqe_ci < ci)
+            cq->cqe_ci = ci;
+        return;
+    }
+#if defined(__CUDA_ARCH__)
+    if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_CTA)
+        atomicMax_block((unsigned long long *)&cq->cqe_ci, (unsigned long long)ci);
+    else
+        atomicMax((unsigned long long *)&cq->cqe_ci, (unsigned long long)ci);
+#else
+    /* Release: a poller that takes the shortcut on cqe_ci sees what this one acquired. */
+    uint64_t old = __atomic_load_n(&cq->cqe_ci, __ATOMIC_RELAXED);
+
+    while (old < ci && !__atomic_compare_exchange_n(&cq->cqe_ci, &old, ci, 1, __ATOMIC_ACQ_REL,
+                                                    __ATOMIC_RELAXED))
+        ;
+#endif
+}
+
+#if DOCA_GPUNETIO_VERBS_ENABLE_DEBUG == 1
+/* Prints an error CQE's syndromes and WQE (DOCA_GPUNETIO_VERBS_ENABLE_DEBUG builds). */
+GDAKI_INLINE void gdaki_cq_print_err(const void *cqe)
+{
+    const struct prm_cqe64_err *e = (const struct prm_cqe64_err *)cqe;
+
+    printf("error completion of WQE %u: syndrome 0x%x, vendor syndrome 0x%x, hardware syndrome "
+           "0x%x (type 0x%x)\n",
+           (unsigned int)gdaki_be16toh(e->wqe_counter), e->syndrome, e->vendor_err_synd,
+           e->hw_err_synd, e->hw_synd_type);
+}
+#endif
+
 /* Records the first error CQE met on cq (the host reads it with query_last_error). */
 GDAKI_INLINE void gdaki_cq_record_error(struct doca_gpu_dev_verbs_cq *cq, const uint8_t *cqe,
                                         uint16_t wqe_counter)
 {
     uint32_t synd;
 
+#if DOCA_GPUNETIO_VERBS_ENABLE_DEBUG == 1
+    gdaki_cq_print_err(cqe);
+#endif
     if (gdaki_atomic_cas_u32(&cq->err.has_error, 0, 2) != 0)
         return; /* another thread recorded (or is recording) the first one */
     /* hw_err_synd, hw_synd_type, vendor_err_synd, syndrome: bytes 52..55, little-endian load. */
@@ -46,25 +129,26 @@ GDAKI_INLINE void gdaki_cq_record_error(struct doca_gpu_dev_verbs_cq *cq, const 
 }
 
 /*
- * Whether WQE wqe_idx has completed: 0 when it completed successfully,
- * EBUSY while it has not, -EIO when it (or a WQE before it) completed in
- * error (recorded in cq->err). Does not wait.
+ * What the CQE where WQE wqe_idx completes says, without waiting: 0 when
+ * it is a successful completion of that WQE or a later one (*ci: one past
+ * that WQE), EBUSY when there is none yet, -EIO when it is an error
+ * completion (of an earlier WQE, the QP was in error when wqe_idx was posted).
  */
-GDAKI_INLINE int gdaki_cq_poll_one_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx)
+GDAKI_INLINE int gdaki_cq_read(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx, uint64_t *ci)
 {
     uint64_t slot = gdaki_ro_u32(&cq->collapsed) ? 0 : (wqe_idx & gdaki_ro_u32(&cq->cqe_mask));
     const uint8_t *cqe =
             (const uint8_t *)gdaki_ro_ptr((void *const *)&cq->cqe_daddr) + slot * PRM_CQE_SIZE;
     /* wqe_counter (big-endian), signature, op_own in one load: a consistent view of the three. */
     uint32_t tail = gdaki_load_volatile_u32(cqe + GDAKI_CQE_TAIL_OFF);
-    uint8_t op_own = (uint8_t)(tail >> 24);
-    uint8_t opcode = (uint8_t)(op_own >> PRM_CQE_OPCODE_SHIFT);
+    uint8_t opcode = (uint8_t)(tail >> (24 + PRM_CQE_OPCODE_SHIFT));
     uint16_t counter = gdaki_be16toh((uint16_t)tail);
+    int16_t ahead = (int16_t)(uint16_t)(counter - (uint16_t)wqe_idx);
+    int error = opcode == PRM_CQE_OPCODE_REQ_ERR || opcode == PRM_CQE_OPCODE_RESP_ERR;
 
-    if (opcode == PRM_CQE_OPCODE_INVALID || (int16_t)(uint16_t)(counter - (uint16_t)wqe_idx) < 0)
+    if (opcode == PRM_CQE_OPCODE_INVALID || (ahead < 0 && !error))
         return EBUSY;
-    /* Acquire: what the caller reads next (the data a read or atomic returned) is after the CQE. */
-    gdaki_fence(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+    gdaki_cq_acquire();
 #if GDAKI_TSAN
     /*
      * softmlx5 hands a CQE over with a release store of its op_own byte, and
@@ -73,40 +157,126 @@ GDAKI_INLINE int gdaki_cq_poll_one_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t
      */
     (void)__atomic_load_n(cqe + GDAKI_CQE_TAIL_OFF + 3, __ATOMIC_ACQUIRE);
 #endif
-    if (opcode == PRM_CQE_OPCODE_REQ_ERR || opcode == PRM_CQE_OPCODE_RESP_ERR) {
+    if (error) {
         gdaki_cq_record_error(cq, cqe, counter);
         return -EIO;
     }
+    *ci = wqe_idx + (uint64_t)ahead + 1;
     return 0;
 }
 
-/* Waits until WQE wqe_idx has completed: 0, or -EIO on an error completion. */
-GDAKI_INLINE int gdaki_cq_poll_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx)
+/*
+ * Whether an error CQE has been recorded on cq; if so, ordered before what
+ * the caller reads next, at system scope: the recorder may be anywhere.
+ */
+GDAKI_INLINE int gdaki_cq_failed(struct doca_gpu_dev_verbs_cq *cq)
+{
+    if (gdaki_load_volatile_u32(&cq->err.has_error) == 0)
+        return 0;
+    gdaki_fence_acquire(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS);
+    return 1;
+}
+
+/*
+ * Whether WQE wqe_idx has completed, without waiting: 0 when it completed
+ * successfully (cqe_ci raised past it), EBUSY while it has not, -EIO when
+ * it completed in error or cannot complete anymore (an error CQE is
+ * recorded in cq->err). rsm: the threads that share cq. The CQE is read
+ * first: it answers alone, but for a WQE whose entry a much later one has
+ * taken (more than 2^15 WQEs on: then cqe_ci says it) and on a dead QP.
+ */
+GDAKI_INLINE int gdaki_cq_check(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx,
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    uint64_t ci;
+    int rc = gdaki_cq_read(cq, wqe_idx, &ci);
+
+    if (rc == EBUSY) {
+        if (wqe_idx < gdaki_cq_ci_load(cq, rsm)) {
+            gdaki_cq_acquire();
+            return 0;
+        }
+        /* Read again once the error is seen: a completion before it is there by then. */
+        if (!gdaki_cq_failed(cq))
+            return EBUSY;
+        rc = gdaki_cq_read(cq, wqe_idx, &ci);
+        if (rc == EBUSY)
+            return -EIO;
+    }
+    if (rc == 0)
+        gdaki_cq_ci_raise(cq, ci, rsm);
+    return rc;
+}
+
+/* Waits until WQE wqe_idx has completed: 0, or -EIO as gdaki_cq_check() says. */
+GDAKI_INLINE int gdaki_cq_wait(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx,
+                               enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
 {
     int rc;
 
-    while ((rc = gdaki_cq_poll_one_at(cq, wqe_idx)) == EBUSY)
+    while ((rc = gdaki_cq_check(cq, wqe_idx, rsm)) == EBUSY)
         gdaki_spin_pause();
     return rc;
 }
 
-/*
- * Consumes the next `count` completions in order (one thread per CQ):
- * waits for each, advances cqe_ci and the CQ's consumer doorbell record.
- * 0, or -EIO at the first error completion (those before it are consumed).
- */
+/* Waits for the next count completions, those of WQEs cqe_ci .. cqe_ci + count - 1. */
+GDAKI_INLINE int gdaki_cq_wait_next(struct doca_gpu_dev_verbs_cq *cq, uint32_t count,
+                                    enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    if (count == 0)
+        return 0;
+    return gdaki_cq_wait(cq, gdaki_cq_ci_load(cq, rsm) + count - 1, rsm);
+}
+
+/* The same three for callers that name no sharing mode: GPU scope, right for every mode. */
+GDAKI_INLINE int gdaki_cq_poll_one_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx)
+{
+    return gdaki_cq_check(cq, wqe_idx, DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU);
+}
+
+GDAKI_INLINE int gdaki_cq_poll_at(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx)
+{
+    return gdaki_cq_wait(cq, wqe_idx, DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU);
+}
+
 GDAKI_INLINE int gdaki_cq_poll(struct doca_gpu_dev_verbs_cq *cq, uint32_t count)
 {
-    for (uint32_t i = 0; i < count; i++) {
-        int rc = gdaki_cq_poll_at(cq, cq->cqe_ci);
+    return gdaki_cq_wait_next(cq, count, DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU);
+}
 
-        if (rc != 0)
-            return rc;
-        cq->cqe_ci++;
-        gdaki_store_volatile_u32(
-                cq->dbrec, gdaki_htobe32((uint32_t)cq->cqe_ci & DOCA_GPUNETIO_VERBS_CQE_CI_MASK));
+/*
+ * Whether cq_type names a kind of CQ these polls serve (UNKNOWN: the kind
+ * the descriptor records). Every kind is served by the same test: the
+ * descriptor says where the CQEs land (entry 0 when collapsed).
+ */
+GDAKI_INLINE int gdaki_cq_type_known(const struct doca_gpu_dev_verbs_cq *cq, uint32_t cq_type)
+{
+    if (cq_type == DOCA_GPUNETIO_VERBS_CQ_UNKNOWN)
+        cq_type = cq->cq_type; /* set at export, before any launch */
+    return cq_type == DOCA_GPUNETIO_VERBS_CQ_64B ||
+           cq_type == DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED ||
+           cq_type == DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST;
+}
+
+/*
+ * For a consumer that takes CQEs in order: counts n more consumed in the
+ * 24-bit consumer index kept in cqe_ci and, when write_dbrec (a CQ the NIC
+ * does not overrun), publishes it in the doorbell record after a GPU-scope
+ * release, so that the NIC reuses no entry before it was read. Returns the
+ * new index.
+ */
+GDAKI_INLINE uint32_t gdaki_cq_update_dbrec(struct doca_gpu_dev_verbs_cq *cq, uint32_t n,
+                                            int write_dbrec)
+{
+    uint32_t ci =
+            ((uint32_t)gdaki_load_volatile_u64(&cq->cqe_ci) + n) & DOCA_GPUNETIO_VERBS_CQE_CI_MASK;
+
+    if (write_dbrec) {
+        gdaki_fence_release(DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU);
+        gdaki_store_volatile_u32(cq->dbrec, gdaki_htobe32(ci));
     }
-    return 0;
+    gdaki_store_volatile_u64(&cq->cqe_ci, ci);
+    return ci;
 }
 
 #undef GDAKI_CQE_SYNDROMES_OFF

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * High-level one-sided operations of the data-path core: put, p (inline
- * put of one value), put_signal, p_signal, signal, get, get_wait, wait and
- * the counter variants. Each posts its WQEs with reserve -> prepare ->
- * mark ready -> submit (gdaki_verbs_sq.h) and returns its ticket: the SQ
- * index of the last WQE it posted, which gdaki_wait() polls for.
+ * put of one value), put_signal, p_signal, signal, get, get_wait, wait,
+ * fence and the counter variants. Each posts its WQEs with reserve ->
+ * prepare -> mark ready -> submit (gdaki_verbs_sq.h) and returns its
+ * ticket: the SQ index of the last WQE it posted, which gdaki_wait() polls
+ * for.
  *
  * Thread scope runs on a CUDA thread or a CPU thread alike; warp scope (the
  * 32 lanes of a converged warp call together, each with its own arguments)
@@ -296,44 +297,183 @@ GDAKI_INLINE uint64_t gdaki_get(struct doca_gpu_dev_verbs_qp *qp,
     return ticket;
 }
 
-/* Waits for a get: with mcst, first posts a dump on daddr and waits for it instead. */
+/*
+ * Waits for a get: with mcst, first posts a dump on daddr and waits for it
+ * instead (it completes after every WQE before it, ticket included). The
+ * dump is reserved and rung without options, as DOCA's mcst() does.
+ */
 GDAKI_INLINE int gdaki_get_wait(struct doca_gpu_dev_verbs_qp *qp,
                                 struct doca_gpu_dev_verbs_addr daddr, uint64_t ticket, int mcst,
-                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
-                                uint32_t code_opt)
+                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic)
 {
     if (mcst)
-        ticket = gdaki_dump(qp, daddr, rsm, nic, code_opt);
+        ticket = gdaki_dump(qp, daddr, rsm, nic, 0);
     return gdaki_wait(qp, ticket);
 }
 
-/* The last slot reserved so far (what wait() without a ticket waits for). */
-GDAKI_INLINE uint64_t gdaki_last_reserved(struct doca_gpu_dev_verbs_qp *qp)
+/* Whether anything was ever reserved on qp; *last gets the last slot reserved so far. */
+GDAKI_INLINE int gdaki_last_reserved(struct doca_gpu_dev_verbs_qp *qp, uint64_t *last)
 {
-    return gdaki_load_volatile_u64(&qp->sq_rsvd_index) - 1;
+    uint64_t reserved = gdaki_load_volatile_u64(&qp->sq_rsvd_index);
+
+    *last = reserved - 1;
+    return reserved != 0;
+}
+
+/* Waits for everything reserved on qp so far: 0 at once when nothing ever was. */
+GDAKI_INLINE int gdaki_wait_all(struct doca_gpu_dev_verbs_qp *qp)
+{
+    uint64_t last;
+
+    return gdaki_last_reserved(qp, &last) ? gdaki_wait(qp, last) : 0;
+}
+
+/* gdaki_get_wait for everything reserved so far: 0 at once, posting nothing, when none was. */
+GDAKI_INLINE int gdaki_get_wait_all(struct doca_gpu_dev_verbs_qp *qp,
+                                    struct doca_gpu_dev_verbs_addr daddr, int mcst,
+                                    enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic)
+{
+    uint64_t last;
+
+    return gdaki_last_reserved(qp, &last) ? gdaki_get_wait(qp, daddr, last, mcst, rsm, nic) : 0;
 }
 
 /*
- * Counter variants: after the main QP's operation (ticket), the companion
- * QP posts a WAIT for that completion on the main QP's CQ and then the
- * counter's fetch-add, so the counter moves only once the operation is
- * complete, with no thread waiting for it.
+ * Fence: a NOP with the fence bit. The NIC starts it only once every read
+ * and atomic posted before it on qp has completed (its data is in memory),
+ * and runs a send queue in order, so every WQE posted after it waits as
+ * well: a later write then gathers what an earlier read brought. Returns
+ * its ticket.
  */
-GDAKI_INLINE void gdaki_counter(struct doca_gpu_dev_verbs_qp *main_qp, uint64_t ticket,
-                                struct doca_gpu_dev_verbs_qp *companion_qp,
-                                struct doca_gpu_dev_verbs_addr counter_raddr,
-                                struct doca_gpu_dev_verbs_addr counter_laddr, uint64_t counter_val,
-                                enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
-                                uint32_t code_opt)
+GDAKI_INLINE uint64_t gdaki_qp_fence(struct doca_gpu_dev_verbs_qp *qp,
+                                     enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                     uint32_t nic, uint32_t code_opt)
 {
     struct gdaki_post g;
-    uint64_t base = gdaki_post_begin(&g, companion_qp, 2, rsm, code_opt);
+    uint64_t idx = gdaki_post_begin(&g, qp, 1, rsm, code_opt);
 
-    /* CQE number `ticket` is the (ticket + 1)th of the main CQ. */
-    gdaki_wqe_wait(companion_qp, gdaki_wqe_ptr(companion_qp, base), base, GDAKI_WQE_FLAGS,
-                   main_qp->cq_sq.cq_num, (uint32_t)(ticket + 1));
-    gdaki_prepare_signal(companion_qp, base + 1, counter_raddr, counter_laddr, counter_val);
-    gdaki_post_end(&g, companion_qp, 2, rsm, nic, code_opt);
+    gdaki_wqe_nop(qp, gdaki_wqe_ptr(qp, idx), idx,
+                  GDAKI_WQE_FLAGS | DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FENCE);
+    return gdaki_post_end(&g, qp, 1, rsm, nic, code_opt);
+}
+
+/* Submits every WQE below prods[i] of qps[i], in the order given, as gdaki_sq_submit does. */
+GDAKI_INLINE void gdaki_submit_qps(struct doca_gpu_dev_verbs_qp *const *qps, const uint64_t *prods,
+                                   uint32_t n, enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                   uint32_t nic, uint32_t code_opt)
+{
+    for (uint32_t i = 0; i < n; i++)
+        gdaki_sq_submit(qps[i], prods[i], rsm, nic, code_opt);
+}
+
+/* The counter of the counter variants: counter_val is added at raddr, the old value to laddr. */
+struct gdaki_counter {
+    struct doca_gpu_dev_verbs_qp *companion_qp;
+    struct doca_gpu_dev_verbs_addr raddr;
+    struct doca_gpu_dev_verbs_addr laddr;
+    uint64_t val;
+};
+
+/*
+ * Counter variants: the main operation's WQEs [base, last], written on qp,
+ * are marked ready; the companion QP then gets a WAIT until qp's CQ has
+ * produced last + 1 CQEs (CQE i completes WQE i, and the NIC's WAIT counts
+ * CQEs produced), then the counter's fetch-add. Both queues are rung once
+ * both are written, the main one first, so the counter moves only after the
+ * operation completed, with no thread waiting for it. Returns last.
+ */
+GDAKI_INLINE uint64_t gdaki_counter_commit(struct doca_gpu_dev_verbs_qp *qp, uint64_t base,
+                                           uint64_t last, const struct gdaki_counter *c,
+                                           enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                           uint32_t nic, uint32_t code_opt)
+{
+    struct doca_gpu_dev_verbs_qp *const qps[2] = {qp, c->companion_qp};
+    uint64_t prods[2];
+    uint64_t idx;
+
+    gdaki_sq_mark_ready(qp, base, last, rsm);
+    idx = gdaki_sq_reserve(c->companion_qp, 2, rsm, code_opt);
+    gdaki_wqe_wait(c->companion_qp, gdaki_wqe_ptr(c->companion_qp, idx), idx, GDAKI_WQE_FLAGS,
+                   gdaki_ro_u32(&qp->cq_sq.cq_num), (uint32_t)(last + 1));
+    gdaki_prepare_signal(c->companion_qp, idx + 1, c->raddr, c->laddr, c->val);
+    gdaki_sq_mark_ready(c->companion_qp, idx, idx + 1, rsm);
+    prods[0] = last + 1;
+    prods[1] = idx + 2;
+    gdaki_submit_qps(qps, prods, 2, rsm, nic, code_opt);
+    return last;
+}
+
+/* put (a write of 1 GiB WQEs), then the counter. */
+GDAKI_INLINE uint64_t gdaki_put_counter(struct doca_gpu_dev_verbs_qp *qp,
+                                        struct doca_gpu_dev_verbs_addr raddr,
+                                        struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                                        const struct gdaki_counter *c,
+                                        enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                        uint32_t nic, uint32_t code_opt)
+{
+    uint32_t n = gdaki_transfer_wqes(size);
+    uint64_t base = gdaki_sq_reserve(qp, n, rsm, code_opt);
+
+    gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size);
+    return gdaki_counter_commit(qp, base, base + n - 1, c, rsm, nic, code_opt);
+}
+
+/* p (an inline write of `bytes` of value), then the counter. */
+GDAKI_INLINE uint64_t gdaki_p_counter(struct doca_gpu_dev_verbs_qp *qp,
+                                      struct doca_gpu_dev_verbs_addr raddr, const void *value,
+                                      uint32_t bytes, const struct gdaki_counter *c,
+                                      enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                      uint32_t nic, uint32_t code_opt)
+{
+    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+
+    gdaki_wqe_write_inl(qp, gdaki_wqe_ptr(qp, idx), idx, GDAKI_WQE_FLAGS, raddr.addr, raddr.key,
+                        value, bytes);
+    return gdaki_counter_commit(qp, idx, idx, c, rsm, nic, code_opt);
+}
+
+/* put_signal, then the counter: it waits for the signal's completion. */
+GDAKI_INLINE uint64_t gdaki_put_signal_counter(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+        struct doca_gpu_dev_verbs_addr laddr, size_t size, struct doca_gpu_dev_verbs_addr sig_raddr,
+        struct doca_gpu_dev_verbs_addr sig_laddr, uint64_t sig_val, const struct gdaki_counter *c,
+        enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic, uint32_t code_opt)
+{
+    uint32_t n = gdaki_transfer_wqes(size);
+    uint64_t base = gdaki_sq_reserve(qp, n + 1, rsm, code_opt);
+
+    gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, size);
+    gdaki_prepare_signal(qp, base + n, sig_raddr, sig_laddr, sig_val);
+    return gdaki_counter_commit(qp, base, base + n, c, rsm, nic, code_opt);
+}
+
+/* signal, then the counter. */
+GDAKI_INLINE uint64_t gdaki_signal_counter(struct doca_gpu_dev_verbs_qp *qp,
+                                           struct doca_gpu_dev_verbs_addr sig_raddr,
+                                           struct doca_gpu_dev_verbs_addr sig_laddr,
+                                           uint64_t sig_val, const struct gdaki_counter *c,
+                                           enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                           uint32_t nic, uint32_t code_opt)
+{
+    uint64_t idx = gdaki_sq_reserve(qp, 1, rsm, code_opt);
+
+    gdaki_prepare_signal(qp, idx, sig_raddr, sig_laddr, sig_val);
+    return gdaki_counter_commit(qp, idx, idx, c, rsm, nic, code_opt);
+}
+
+/* get (reads of 1 GiB WQEs, no dump), then the counter: it moves once the data is in memory. */
+GDAKI_INLINE uint64_t gdaki_get_counter(struct doca_gpu_dev_verbs_qp *qp,
+                                        struct doca_gpu_dev_verbs_addr raddr,
+                                        struct doca_gpu_dev_verbs_addr laddr, size_t size,
+                                        const struct gdaki_counter *c,
+                                        enum doca_gpu_dev_verbs_resource_sharing_mode rsm,
+                                        uint32_t nic, uint32_t code_opt)
+{
+    uint32_t n = gdaki_transfer_wqes(size);
+    uint64_t base = gdaki_sq_reserve(qp, n, rsm, code_opt);
+
+    gdaki_prepare_transfer(qp, base, n, PRM_WQE_OPCODE_RDMA_READ, raddr, laddr, size);
+    return gdaki_counter_commit(qp, base, base + n - 1, c, rsm, nic, code_opt);
 }
 
 #if defined(__CUDACC__)

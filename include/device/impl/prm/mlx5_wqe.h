@@ -98,6 +98,16 @@ enum {
     /* The control segment index field is 16 bits: the low 16 bits of the producer counter. */
     PRM_WQE_IDX_SHIFT = 8,
 };
+/*
+ * The BlueFlame register of a UAR (0x800 of its page, or 0xa00): two
+ * buffers, one after the other, each taking one WQE. Consecutive BlueFlame
+ * writes alternate between them, so that a WQE still going in through a
+ * write-combining path is never overwritten by the next.
+ */
+enum {
+    PRM_WQE_BF_BUF_SIZE = 256,
+    PRM_WQE_BF_BUFS = 2,
+};
 /* Bit 31 of an inline segment's byte count marks the segment as inline data. */
 static const uint32_t PRM_WQE_INLINE_SEG_FLAG = 0x80000000u;
 
