@@ -405,8 +405,7 @@ static void export_release(struct doca_gpu_verbs_qp *gqp)
 static doca_error_t check_cq_type(const doca_verbs_cq_t *cq_sq,
                                   enum doca_gpu_dev_verbs_cq_type cq_type, bool enable_data_direct)
 {
-    enum doca_gpu_dev_verbs_cq_type is =
-            cq_sq->collapsed ? DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED : DOCA_GPUNETIO_VERBS_CQ_64B;
+    enum doca_gpu_dev_verbs_cq_type is = gdaki_desc_cq_type(cq_sq->collapsed);
 
     if (enable_data_direct) {
         DOCA_LOG_ERR(

@@ -59,6 +59,12 @@ GDAKI_INLINE void gdaki_desc_set_sq(struct doca_gpu_dev_verbs_qp *d, uint8_t *ri
     d->sq_nic_scope = (uint32_t)nic_scope;
 }
 
+/* The kind of CQ (DOCA's cq_type) a CQ made collapsed or not is. */
+GDAKI_INLINE enum doca_gpu_dev_verbs_cq_type gdaki_desc_cq_type(int collapsed)
+{
+    return collapsed ? DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED : DOCA_GPUNETIO_VERBS_CQ_64B;
+}
+
 /* The CQ: 2^log_size CQEs at ring (the NIC writes them all to entry 0 when collapsed). */
 GDAKI_INLINE void gdaki_desc_set_cq(struct doca_gpu_dev_verbs_cq *c, uint8_t *ring,
                                     uint32_t log_size, uint32_t cqn, int collapsed,
@@ -70,7 +76,7 @@ GDAKI_INLINE void gdaki_desc_set_cq(struct doca_gpu_dev_verbs_cq *c, uint8_t *ri
     c->cq_num = cqn;
     c->collapsed = collapsed ? 1 : 0;
     c->cqe_size = DOCA_GPUNETIO_VERBS_CQE_SIZE;
-    c->cq_type = collapsed ? DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED : DOCA_GPUNETIO_VERBS_CQ_64B;
+    c->cq_type = (uint8_t)gdaki_desc_cq_type(collapsed);
     c->cqe_rsvd = 0;
     c->mem_type = (uint32_t)mem_type;
     c->dbrec = dbrec;
