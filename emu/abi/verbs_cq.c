@@ -354,8 +354,12 @@ static struct emu_cq *cq_make(struct ibv_context *context, int cqe, void *cq_con
     pthread_mutex_init(&cq->ibv.mutex, NULL);
     pthread_cond_init(&cq->ibv.cond, NULL);
     if (channel != NULL) {
+        /* The channel's pipe gets the CQ itself as the token (ibv_get_cq_event reads it). */
         cq->channel = channel;
-        cq->event_fd = emu_channel_write_fd(channel);
+        cq->channel_target.fd = emu_channel_write_fd(channel);
+        cq->channel_target.token = (uintptr_t)cq;
+        cq->channel_target.format = EMU_CQ_EVENT_TOKEN;
+        emu_cq_attach(nic, cq->cqn, &cq->channel_target);
         pthread_mutex_lock(&context->mutex);
         channel->refcnt++;
         pthread_mutex_unlock(&context->mutex);

@@ -3,12 +3,16 @@
  * CREATE_CQ / DESTROY_CQ / QUERY_CQ. The ring and the doorbell record are in
  * umems: the ring at cq_umem_id + cq_umem_offset, the record at dbr_addr
  * inside dbr_umem_id (or inside the ring's umem when dbr_umem_valid is 0).
+ * The CQ is armed through its uar_page's CQ doorbell, or at creation by
+ * cqc.st; QUERY_CQ reports st.
  */
 #include <stdlib.h>
 
+#include "common/emu_log.h"
 #include "devx/devx.h"
 #include "devx/internal.h"
 #include "devx/syndrome.h"
+#include "engine/engine.h"
 #include "nic/caps.h"
 #include "nic/cq.h"
 #include "nic/nic.h"
@@ -18,6 +22,12 @@
 #include "prm/prm_cq.h"
 
 #define DEVX_DBREC_SIZE 8
+
+/* PRM cqc.st at creation */
+#define DEVX_CQ_ST_NOT_ARMED     0x0
+#define DEVX_CQ_ST_SOLICITED_ARM 0x6
+#define DEVX_CQ_ST_ARMED         0x9
+#define DEVX_CQ_ST_FIRED         0xa
 
 struct devx_cq *devx_cq_find(struct devx_dev *d, uint32_t cqn)
 {
@@ -44,12 +54,23 @@ static uint8_t devx_cq_check(struct devx_cmd *c, const void *cqc, struct emu_cq_
     if (emu_uar_lookup(c->nic, (uint32_t)PRM_GET(cqc, PRM_CQC_UAR_PAGE)) == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_CQ_UAR,
                          "uar_page is not an allocated UAR");
+    switch (PRM_GET(cqc, PRM_CQC_ST)) {
+    case DEVX_CQ_ST_NOT_ARMED:
+    case DEVX_CQ_ST_SOLICITED_ARM:
+    case DEVX_CQ_ST_ARMED:
+    case DEVX_CQ_ST_FIRED:
+        break;
+    default:
+        return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_CQ_ST,
+                         "st: 0x0 (not armed), 0x6 (solicited armed), 0x9 (armed) or 0xa (fired)");
+    }
     if (!PRM_GET(c->in, PRM_CREATE_CQ_IN_CQ_UMEM_VALID))
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_CQ_UMEM_INVALID,
                          "cq_umem_valid is 0: the ring must be in a umem (no page lists)");
     p->log_size = (uint32_t)PRM_GET(cqc, PRM_CQC_LOG_CQ_SIZE);
     p->overrun_ignore = PRM_GET(cqc, PRM_CQC_OI) != 0;
     p->collapsed = PRM_GET(cqc, PRM_CQC_CC) != 0;
+    p->uar_page = (uint32_t)PRM_GET(cqc, PRM_CQC_UAR_PAGE);
     return PRM_CMD_STAT_OK;
 }
 
@@ -95,6 +116,7 @@ uint8_t devx_create_cq(struct devx_cmd *c)
     struct devx_dev *d = devx_dev_of(c->nic);
     const void *cqc = devx_in_at(c, PRM_CREATE_CQ_IN_CQC);
     struct emu_cq_params p = {0};
+    struct emu_uar *uar;
     struct devx_cq *dcq;
     struct emu_cq *cq;
     uint8_t status;
@@ -118,13 +140,28 @@ uint8_t devx_create_cq(struct devx_cmd *c)
     dcq->cq = cq;
     dcq->uar_page = (uint32_t)PRM_GET(cqc, PRM_CQC_UAR_PAGE);
     dcq->eqn = (uint32_t)PRM_GET(cqc, PRM_CQC_C_EQN);
-    if (devx_map_set(&d->cqs, cq->cqn & EMU_OBJ_INDEX_MASK, dcq) != 0) {
-        status = devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
+    uar = emu_uar_lookup(c->nic, p.uar_page);
+    if (uar == NULL || emu_uar_cq_bind(uar, cq) != 0) {
+        status = uar == NULL ? devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_CQ_UAR,
+                                         "uar_page was freed while the CQ was made")
+                             : devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES,
+                                         "out of memory");
         goto destroy_cq;
     }
+    if (devx_map_set(&d->cqs, cq->cqn & EMU_OBJ_INDEX_MASK, dcq) != 0) {
+        status = devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
+        goto unbind;
+    }
+    emu_engine_uar_watch(c->nic, true);
+    /* st: armed from the start, with nothing consumed yet. */
+    if (PRM_GET(cqc, PRM_CQC_ST) == DEVX_CQ_ST_SOLICITED_ARM ||
+        PRM_GET(cqc, PRM_CQC_ST) == DEVX_CQ_ST_ARMED)
+        emu_cq_arm(cq, PRM_GET(cqc, PRM_CQC_ST) == DEVX_CQ_ST_SOLICITED_ARM, 0);
     PRM_SET(c->out, PRM_CREATE_CQ_OUT_CQN, cq->cqn);
     return PRM_CMD_STAT_OK;
 
+unbind:
+    emu_uar_cq_unbind(cq);
 destroy_cq:
     emu_cq_destroy(cq);
 put_umems:
@@ -148,10 +185,20 @@ uint8_t devx_destroy_cq(struct devx_cmd *c)
     if (dcq->qps != 0)
         return devx_fail(c, PRM_CMD_STAT_RESOURCE_BUSY, DEVX_SYND_CQ_BUSY,
                          "QPs still complete on this CQ; destroy them first");
+    /* Its doorbells are no longer watched before it goes. */
+    emu_uar_cq_unbind(dcq->cq);
     err = emu_cq_destroy(dcq->cq);
-    if (err != 0)
+    if (err != 0) {
+        struct emu_uar *uar = emu_uar_lookup(c->nic, dcq->uar_page);
+
+        if (uar == NULL || emu_uar_cq_bind(uar, dcq->cq) != 0)
+            EMU_LOG_ERR("CQ 0x%x: its arm doorbells are no longer watched (its UAR page is "
+                        "gone, or out of memory); arm it with st through a new CQ",
+                        cqn);
         return devx_fail(c, PRM_CMD_STAT_RESOURCE_BUSY, DEVX_SYND_CQ_BUSY,
                          "queues still complete on this CQ; destroy them first");
+    }
+    emu_engine_uar_watch(c->nic, false);
     devx_map_remove(&d->cqs, cqn & EMU_OBJ_INDEX_MASK);
     emu_umem_put(dcq->dbr_umem);
     emu_umem_put(dcq->ring_umem);
@@ -175,6 +222,7 @@ uint8_t devx_query_cq(struct devx_cmd *c)
     PRM_SET(cqc, PRM_CQC_STATUS, cq->overrun ? PRM_CQC_STATUS_OVERFLOW : PRM_CQC_STATUS_OK);
     PRM_SET(cqc, PRM_CQC_PRODUCER_COUNTER, cq->producer);
     pthread_mutex_unlock(&cq->lock);
+    PRM_SET(cqc, PRM_CQC_ST, emu_cq_arm_state(cq));
     PRM_SET(cqc, PRM_CQC_DBR_UMEM_VALID, 1);
     PRM_SET(cqc, PRM_CQC_CQE_SZ, PRM_CQC_CQE_SZ_64);
     PRM_SET(cqc, PRM_CQC_CC, cq->p.collapsed);

@@ -15,14 +15,6 @@
 #include "prm/prm_cmd.h"
 #include "prm/prm_status.h"
 
-/* The object handle: which object the CREATE command made, so that destroy can unmake it. */
-struct mlx5dv_devx_obj {
-    struct ibv_context *context;
-    struct emu_nic *nic;
-    enum emu_devx_obj type;
-    uint32_t id;
-};
-
 static int dv_mailboxes_ok(const char *call, const void *in, size_t inlen, void *out, size_t outlen)
 {
     if (in == NULL || out == NULL || inlen < PRM_CMD_HDR_IN_SIZE / 2 ||

@@ -10,8 +10,17 @@
 #include <infiniband/verbs.h>
 
 #include "abi/context.h"
+#include "devx/devx.h"
 
 #define DV_EXPORT __attribute__((visibility("default")))
+
+/* The object handle: which object the CREATE command made, so that destroy can unmake it. */
+struct mlx5dv_devx_obj {
+    struct ibv_context *context;
+    struct emu_nic *nic;
+    enum emu_devx_obj type;
+    uint32_t id;
+};
 
 /* The device behind a context from our libibverbs, or NULL (errno EINVAL, logged with `call`). */
 struct emu_nic *dv_nic_of(struct ibv_context *ctx, const char *call);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mlx5 direct-verbs calls softmlx5 does not implement (steering, flow actions,
- * crypto, scheduling, VFIO, events, DV-created queues...). As in
+ * crypto, scheduling, VFIO, EQs and MSI vectors, DV-created queues...). As in
  * abi/unsupported.c they are defined without rdma-core's prototypes; each
  * logs one line naming the call and fails with errno EOPNOTSUPP: NULL for
  * calls returning a pointer, EOPNOTSUPP for calls returning an error number,
@@ -49,13 +49,10 @@ DV_UNSUPPORTED_INT(mlx5dv_devx_cq_modify)
 DV_UNSUPPORTED_INT(mlx5dv_devx_cq_query)
 DV_UNSUPPORTED_PTR(mlx5dv_devx_create_cmd_comp)
 DV_UNSUPPORTED_PTR(mlx5dv_devx_create_eq)
-DV_UNSUPPORTED_PTR(mlx5dv_devx_create_event_channel)
 DV_UNSUPPORTED_VOID(mlx5dv_devx_destroy_cmd_comp)
 DV_UNSUPPORTED_INT(mlx5dv_devx_destroy_eq)
-DV_UNSUPPORTED_VOID(mlx5dv_devx_destroy_event_channel)
 DV_UNSUPPORTED_INT(mlx5dv_devx_free_msi_vector)
 DV_UNSUPPORTED_INT(mlx5dv_devx_get_async_cmd_comp)
-DV_UNSUPPORTED_NEG(mlx5dv_devx_get_event)
 DV_UNSUPPORTED_INT(mlx5dv_devx_ind_tbl_modify)
 DV_UNSUPPORTED_INT(mlx5dv_devx_ind_tbl_query)
 DV_UNSUPPORTED_INT(mlx5dv_devx_obj_query_async)
@@ -63,8 +60,6 @@ DV_UNSUPPORTED_INT(mlx5dv_devx_qp_modify)
 DV_UNSUPPORTED_INT(mlx5dv_devx_qp_query)
 DV_UNSUPPORTED_INT(mlx5dv_devx_srq_modify)
 DV_UNSUPPORTED_INT(mlx5dv_devx_srq_query)
-DV_UNSUPPORTED_INT(mlx5dv_devx_subscribe_devx_event)
-DV_UNSUPPORTED_INT(mlx5dv_devx_subscribe_devx_event_fd)
 DV_UNSUPPORTED_INT(mlx5dv_devx_wq_modify)
 DV_UNSUPPORTED_INT(mlx5dv_devx_wq_query)
 DV_UNSUPPORTED_PTR(mlx5dv_dm_map_op_addr)

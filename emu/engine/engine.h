@@ -63,6 +63,12 @@ int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
 bool emu_engine_sq_doorbell(struct emu_qp *qp, uint32_t producer);
 
 /*
+ * Something other than a QP is rung through a UAR page (a DevX CQ's arm
+ * doorbell): while any is, the loop polls the pages. on: one more; else one fewer.
+ */
+void emu_engine_uar_watch(struct emu_nic *nic, bool on);
+
+/*
  * A memory key was deregistered: peers' direct writes through it end
  * (direct.c); returns once none is in progress.
  */

@@ -31,7 +31,7 @@ struct emu_engine {
     pthread_mutex_t rx_lock;
     int inflight;             /* executed, uncompleted WQEs (atomic) */
     int peered;               /* QPs connected to a peer: requests may go out (atomic) */
-    int uar_watchers;         /* QPs rung through UAR pages: the loop polls them (atomic) */
+    int uar_watchers;         /* QPs and CQs rung through UAR pages: the loop polls them (atomic) */
     int waiting;              /* send queues stalled on a WAIT WQE (atomic) */
     int wait_signal;          /* a CQE was written while some SQ waits (atomic) */
     int tx_stalled;           /* send queues held back by a full transmit queue (atomic) */

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/emu_log.h"
 #include "nic/caps.h"
@@ -24,7 +23,6 @@ int emu_cq_create(struct emu_nic *nic, const struct emu_cq_params *p, struct emu
         return ENOMEM;
     cq->nic = nic;
     cq->p = *p;
-    cq->event_fd = -1;
     pthread_mutex_init(&cq->lock, NULL);
     pthread_mutex_init(&cq->poll_lock, NULL);
     pthread_mutex_lock(&nic->lock);
@@ -52,6 +50,7 @@ int emu_cq_destroy(struct emu_cq *cq)
         return EBUSY;
     }
     emu_table_remove(&nic->cqs, cq->cqn & EMU_OBJ_INDEX_MASK);
+    emu_cq_detach_all(cq);
     pthread_mutex_unlock(&nic->lock);
     pthread_mutex_destroy(&cq->lock);
     pthread_mutex_destroy(&cq->poll_lock);
@@ -78,18 +77,6 @@ static uint32_t cq_sw_consumer(const struct emu_cq *cq)
         be = __atomic_load_n((const uint32_t *)cq->p.dbrec, __ATOMIC_ACQUIRE);
     }
     return be32toh(be) & 0xffffff;
-}
-
-/* Signals the completion channel once per arm (caller holds cq->lock). */
-static void cq_fire(struct emu_cq *cq)
-{
-    uint64_t token = (uintptr_t)cq;
-
-    cq->armed = false;
-    if (cq->event_fd < 0)
-        return;
-    if (write(cq->event_fd, &token, sizeof(token)) != (ssize_t)sizeof(token))
-        EMU_LOG_ERR("CQ 0x%x: cannot signal completion channel fd %d: %m", cq->cqn, cq->event_fd);
 }
 
 int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_opcode,
@@ -127,20 +114,11 @@ int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_o
         __atomic_store_n((uint8_t *)(addr + PRM_CQE_SIZE - 1), op_own, __ATOMIC_RELEASE);
     }
     cq->producer++;
-    if (cq->armed && (!cq->armed_solicited || solicited ||
-                      (op_own >> PRM_CQE_OPCODE_SHIFT) >= PRM_CQE_OPCODE_REQ_ERR))
-        cq_fire(cq);
+    solicited |= (op_own >> PRM_CQE_OPCODE_SHIFT) >= PRM_CQE_OPCODE_REQ_ERR;
+    if (solicited)
+        cq->solicit_end = cq->producer;
+    if (cq->armed && (!cq->armed_solicited || solicited))
+        emu_cq_fire(cq);
     pthread_mutex_unlock(&cq->lock);
     return 0;
-}
-
-void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index)
-{
-    pthread_mutex_lock(&cq->lock);
-    cq->armed = true;
-    cq->armed_solicited = solicited_only;
-    /* CQEs the consumer has not reached yet: the event fires now, as hardware does. */
-    if (((cq->producer - consumer_index) & 0xffffff) != 0 && !solicited_only)
-        cq_fire(cq);
-    pthread_mutex_unlock(&cq->lock);
 }

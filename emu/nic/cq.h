@@ -17,6 +17,7 @@
 #include "prm/mlx5_cqe.h"
 
 struct emu_nic;
+struct emu_cq;
 
 struct emu_cq_params {
     uint32_t log_size; /* entries = 1 << log_size */
@@ -26,6 +27,27 @@ struct emu_cq_params {
     bool dbrec_gpu;
     bool overrun_ignore; /* PRM "oi": never report overrun */
     bool collapsed;      /* PRM "cc": every CQE is written to entry 0 */
+    uint32_t uar_page;   /* the UAR page whose CQ doorbell arms it; 0: any (standard verbs) */
+};
+
+/* What one completion event writes to a target's fd. */
+enum emu_cq_event_format {
+    EMU_CQ_EVENT_TOKEN, /* the 8-byte token (completion channels, DevX channels without data) */
+    EMU_CQ_EVENT_EQE,   /* the token, then the 64-byte completion EQE (DevX event data) */
+    EMU_CQ_EVENT_COUNT, /* the 8-byte number 1 (an eventfd's increment) */
+};
+
+/*
+ * Where a CQ's completion events go: a completion channel's pipe, a DevX
+ * event channel or an eventfd. Owned by whoever attached it; every attached
+ * target gets one record per event.
+ */
+struct emu_cq_target {
+    int fd;
+    uint64_t token;
+    enum emu_cq_event_format format;
+    struct emu_cq *cq;          /* attached to; NULL once detached (guarded by nic->lock) */
+    struct emu_cq_target *next; /* the CQ's targets (guarded by cq->lock) */
 };
 
 struct emu_cq {
@@ -39,11 +61,14 @@ struct emu_cq {
     bool overrun;         /* overrun seen: the CQ is in error, nothing more is written */
     int users;            /* QPs and SRQs attached (guarded by nic->lock) */
 
-    /* Completion events (standard verbs): a CQE on an armed CQ signals the channel. */
-    struct ibv_comp_channel *channel;
-    int event_fd; /* where events are written (the channel's pipe), -1: none */
+    /* Completion events: a CQE on an armed CQ signals every target (cq->lock). */
+    struct emu_cq_target *targets;
     bool armed;
     bool armed_solicited;
+    bool fired;                       /* an event fired since the last arm */
+    uint32_t solicit_end;             /* producer index after the last solicited or error CQE */
+    struct ibv_comp_channel *channel; /* standard verbs: the channel, and its target */
+    struct emu_cq_target channel_target;
     uint32_t events_completed; /* events handed out by ibv_get_cq_event (destroy waits for acks) */
 
     /* Standard-verbs consumer state (provider side, like libmlx5's). */
@@ -58,7 +83,7 @@ struct emu_cq {
 /* Creates the CQ (CQN assigned); errno-style. The ring's contents are software's to initialise. */
 int emu_cq_create(struct emu_nic *nic, const struct emu_cq_params *p, struct emu_cq **cq_out);
 
-/* EBUSY while QPs or SRQs use it; errno-style. */
+/* EBUSY while QPs or SRQs use it; errno-style. Attached event targets are detached. */
 int emu_cq_destroy(struct emu_cq *cq);
 
 /* The CQ with this number on this device, or NULL. Caller holds nic->lock. */
@@ -67,7 +92,7 @@ struct emu_cq *emu_cq_lookup(struct emu_nic *nic, uint32_t cqn);
 /*
  * Writes one CQE: every byte but op_own, then op_own with the owner bit of
  * the producer index (release order). Detects overrun from the doorbell
- * record unless overrun_ignore. Signals the completion channel when armed
+ * record unless overrun_ignore. Signals the event targets when armed
  * (a solicited-only arm fires on `solicited` CQEs and on errors).
  * Returns 0, or EOVERFLOW when the CQ overran (the CQE is dropped and the CQ
  * is in error, as hardware reports it).
@@ -76,11 +101,31 @@ int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_o
                 bool solicited);
 
 /*
- * Arms the CQ for one completion event (as the CQ arm doorbell does):
- * the next CQE (or, with solicited_only, the next solicited or error CQE)
- * signals the channel; when CQEs past consumer_index already exist the event
- * fires at once. Used by ibv_req_notify_cq and by the UAR's CQ doorbell.
+ * Completion events (cq_event.c). Arms the CQ for one completion event (as
+ * the CQ arm doorbell does): the next CQE (or, with solicited_only, the next
+ * solicited or error CQE) signals every target; when such CQEs past
+ * consumer_index already exist the event fires at once. Used by
+ * ibv_req_notify_cq, the UAR's CQ doorbell and CREATE_CQ's `st`.
  */
 void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index);
+
+/* The event fires: one record to every target, the CQ disarmed. Caller holds cq->lock. */
+void emu_cq_fire(struct emu_cq *cq);
+
+/* PRM cqc.st of the CQ: 0x0 not armed, 0x6 / 0x9 armed (solicited / any), 0xa fired. */
+uint8_t emu_cq_arm_state(struct emu_cq *cq);
+
+/*
+ * Attaches a target (fd, token and format filled in) to the CQ with this
+ * number: its events are written to t->fd until emu_cq_detach() or the
+ * CQ's destruction. ENOENT when no such CQ exists.
+ */
+int emu_cq_attach(struct emu_nic *nic, uint32_t cqn, struct emu_cq_target *t);
+
+/* Detaches a target (nothing when already detached); no event is written to it after return. */
+void emu_cq_detach(struct emu_nic *nic, struct emu_cq_target *t);
+
+/* Detaches every target of a CQ being destroyed (caller holds nic->lock). */
+void emu_cq_detach_all(struct emu_cq *cq);
 
 #endif /* EMU_CQ_H */

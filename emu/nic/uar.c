@@ -31,6 +31,7 @@
 #include "common/emu_log.h"
 #include "nic/caps.h"
 #include "nic/config.h"
+#include "nic/cq.h"
 #include "nic/mem.h"
 #include "nic/nic.h"
 #include "nic/qp.h"
@@ -46,6 +47,14 @@ struct uar_binding {
     bool armed;    /* the record is watched: no RESET since the last doorbell */
 };
 
+/* One CQ armed through one UAR. */
+struct uar_cq_binding {
+    struct emu_uar *uar;
+    struct emu_cq *cq;
+    uint32_t cqn;
+    uint32_t last; /* the last arm command taken (sn << 28 | cmd << 24 | ci) */
+};
+
 /* Per device, hung off the device (nic->uars). */
 struct uar_dev {
     pthread_mutex_t lock; /* the list, the bindings, and doorbell delivery */
@@ -55,6 +64,9 @@ struct uar_dev {
     struct uar_binding *bindings;
     size_t nbindings;
     size_t capacity;
+    struct uar_cq_binding *cq_bindings;
+    size_t ncq_bindings;
+    size_t cq_capacity;
 };
 
 static void uar_dev_init(void *part)
@@ -123,6 +135,16 @@ void emu_uar_free(struct emu_uar *uar)
             EMU_LOG_WARN("UAR page %u freed while QP 0x%x rings it; its doorbells are now ignored",
                          uar->page_id, d->bindings[i].qpn);
             d->bindings[i] = d->bindings[--d->nbindings];
+        } else {
+            i++;
+        }
+    }
+    for (size_t i = 0; i < d->ncq_bindings;) {
+        if (d->cq_bindings[i].uar == uar) {
+            EMU_LOG_WARN("UAR page %u freed while CQ 0x%x is armed through it; its arm doorbells "
+                         "are now ignored",
+                         uar->page_id, d->cq_bindings[i].cqn);
+            d->cq_bindings[i] = d->cq_bindings[--d->ncq_bindings];
         } else {
             i++;
         }
@@ -303,6 +325,142 @@ static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value,
     uar_doorbell_unbound(uar, qpn, ring);
 }
 
+/* The CQ doorbell register of a UAR page. */
+static uint64_t *uar_cq_reg(const struct emu_uar *uar)
+{
+    return (uint64_t *)((uint8_t *)uar->page + EMU_UAR_CQ_DB_OFFSET);
+}
+
+/* The arm word of a CQ's doorbell record ([1], big-endian), host or GPU memory. */
+static bool uar_read_arm(const struct emu_cq *cq, uint32_t *arm)
+{
+    uint32_t be;
+
+    if (cq->p.dbrec_gpu) {
+        if (emu_mem_read(true, cq->p.dbrec + 4, &be, sizeof(be)) != 0)
+            return false;
+    } else {
+        be = __atomic_load_n((const uint32_t *)cq->p.dbrec + 1, __ATOMIC_ACQUIRE);
+    }
+    *arm = be32toh(be);
+    return true;
+}
+
+/* Executes an arm command (sn << 28 | cmd << 24 | ci) on cq; an unknown command is ignored. */
+static void uar_cq_arm(struct emu_cq *cq, uint32_t arm)
+{
+    uint32_t cmd = (arm >> 24) & 0xf;
+
+    /* cmd 0: any CQE (MLX5_CQ_DB_REQ_NOT); 1: solicited or error CQEs (MLX5_CQ_DB_REQ_NOT_SOL). */
+    if (cmd > 1) {
+        EMU_LOG_ERR("CQ 0x%x: arm doorbell with command %u ignored; write 0 (any completion) or "
+                    "1 << 24 (solicited only)",
+                    cq->cqn, cmd);
+        return;
+    }
+    emu_cq_arm(cq, cmd == 1, arm & 0xffffff);
+}
+
+/* A CQ doorbell for a CQ not bound to the page: standard verbs (any page) or a wrong page. */
+static void uar_cq_doorbell_unbound(struct emu_uar *uar, uint32_t cqn, uint32_t arm)
+{
+    struct emu_nic *nic = uar->nic;
+    struct emu_cq *cq;
+
+    /* Under nic->lock: the CQ cannot be destroyed while it is armed. */
+    pthread_mutex_lock(&nic->lock);
+    cq = emu_cq_lookup(nic, cqn);
+    if (cq == NULL)
+        EMU_LOG_ERR("UAR page %u: arm doorbell for unknown CQ 0x%x ignored; check the CQN in "
+                    "the doorbell's low word",
+                    uar->page_id, cqn);
+    else if (cq->p.uar_page != 0 && cq->p.uar_page != uar->page_id)
+        EMU_LOG_ERR("UAR page %u: arm doorbell for CQ 0x%x ignored; ring the page its context "
+                    "names (%u)",
+                    uar->page_id, cqn, cq->p.uar_page);
+    else
+        uar_cq_arm(cq, arm);
+    pthread_mutex_unlock(&nic->lock);
+}
+
+/*
+ * The CQ doorbell register of one page: takes a doorbell out of it and
+ * arms its CQ, then catches arms whose doorbells were overwritten from the
+ * page's other CQs' records. Caller holds d->lock. True when rung.
+ */
+static bool uar_cq_poll(struct uar_dev *d, struct emu_uar *uar)
+{
+    uint64_t *reg = uar_cq_reg(uar), v;
+    uint32_t words[2], cqn, arm, rec;
+    bool bound = false;
+
+    if (__atomic_load_n(reg, __ATOMIC_RELAXED) == 0)
+        return false;
+    /* A CQN is never 0, so neither is a doorbell: 0 marks the register empty. */
+    v = __atomic_exchange_n(reg, 0, __ATOMIC_ACQ_REL);
+    if (v == 0)
+        return false;
+    memcpy(words, &v, sizeof(words));
+    arm = be32toh(words[0]);
+    cqn = be32toh(words[1]) & 0xffffff;
+    for (size_t i = 0; i < d->ncq_bindings; i++) {
+        struct uar_cq_binding *b = &d->cq_bindings[i];
+
+        if (b->uar != uar)
+            continue;
+        if (b->cqn == cqn) {
+            bound = true;
+            b->last = arm;
+            uar_cq_arm(b->cq, arm);
+        } else if (uar_read_arm(b->cq, &rec) && rec != b->last) {
+            b->last = rec;
+            uar_cq_arm(b->cq, rec);
+        }
+    }
+    if (!bound)
+        uar_cq_doorbell_unbound(uar, cqn, arm);
+    return true;
+}
+
+int emu_uar_cq_bind(struct emu_uar *uar, struct emu_cq *cq)
+{
+    struct uar_dev *d = uar_dev_of(uar->nic);
+    uint32_t arm = 0;
+
+    /* What the record holds now is no arm: a reused umem may hold an old CQ's. */
+    uar_read_arm(cq, &arm);
+    pthread_mutex_lock(&d->lock);
+    if (d->ncq_bindings == d->cq_capacity) {
+        size_t capacity = d->cq_capacity ? d->cq_capacity * 2 : 16;
+        struct uar_cq_binding *b = realloc(d->cq_bindings, capacity * sizeof(*b));
+
+        if (b == NULL) {
+            pthread_mutex_unlock(&d->lock);
+            return ENOMEM;
+        }
+        d->cq_bindings = b;
+        d->cq_capacity = capacity;
+    }
+    d->cq_bindings[d->ncq_bindings++] =
+            (struct uar_cq_binding){.uar = uar, .cq = cq, .cqn = cq->cqn, .last = arm};
+    pthread_mutex_unlock(&d->lock);
+    return 0;
+}
+
+void emu_uar_cq_unbind(struct emu_cq *cq)
+{
+    struct uar_dev *d = uar_dev_of(cq->nic);
+
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < d->ncq_bindings; i++) {
+        if (d->cq_bindings[i].cq == cq) {
+            d->cq_bindings[i] = d->cq_bindings[--d->ncq_bindings];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
 bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring)
 {
     struct uar_dev *d = __atomic_load_n(&nic->uars, __ATOMIC_ACQUIRE);
@@ -314,6 +472,8 @@ bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring)
     for (struct emu_uar *uar = d->head; uar != NULL; uar = uar->next) {
         bool rung = false;
 
+        /* First: a CQ armed together with a send doorbell is armed before that work completes. */
+        busy |= uar_cq_poll(d, uar);
         for (int r = 0; r < UAR_BF_REGS; r++) {
             uint64_t *reg = uar_reg(uar, r), v;
 

@@ -3,7 +3,7 @@
  * User access regions: the pages software writes doorbells into. A software
  * UAR is one page of ordinary host memory (so that it can be registered for
  * GPU access as mapped host memory); the device watches the doorbell
- * register inside it from its event loop.
+ * registers inside it from its event loop.
  *
  * Layout of a UAR page (as mlx5):
  *   0x020  CQ arm doorbell (64-bit)
@@ -18,6 +18,7 @@
 
 struct emu_nic;
 struct emu_qp;
+struct emu_cq;
 
 #define EMU_UAR_PAGE_SIZE    4096
 #define EMU_UAR_CQ_DB_OFFSET 0x020
@@ -43,9 +44,10 @@ void emu_uar_free(struct emu_uar *uar);
 typedef bool (*emu_uar_ring_fn)(struct emu_qp *qp, uint32_t producer);
 
 /*
- * Called by the device's loop: reads every watched UAR's doorbell registers
- * and calls ring() for each QP whose producer moved. Returns true when any
- * doorbell was new (the caller polls again soon), false when idle.
+ * Called by the device's loop: reads every watched UAR's doorbell registers,
+ * calls ring() for each QP whose producer moved and arms each CQ a CQ
+ * doorbell asked to arm. Returns true when any doorbell was new (the caller
+ * polls again soon), false when idle.
  */
 bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring);
 
@@ -66,5 +68,18 @@ void emu_uar_qp_unbind(struct emu_qp *qp);
  * is new; its doorbell record is not trusted again until a doorbell names it.
  */
 void emu_uar_qp_reset(struct emu_qp *qp);
+
+/*
+ * Watches cq's arm doorbells on uar (a DevX CQ's uar_page). Each write of
+ * the CQ doorbell register (0x20: big-endian sn << 28 | cmd << 24 | ci in
+ * the high word, the CQN in the low one) is one arm request; after a CQ
+ * doorbell on the page, the arm word of every bound CQ's doorbell record
+ * ([1]) is compared with the last arm taken, so an arm whose doorbell
+ * another CQ's overwrote is not lost. A doorbell for a CQ not bound to the
+ * page (a standard-verbs CQ driven through mlx5dv_init_obj) arms it too.
+ * Call emu_uar_cq_unbind() before the CQ is destroyed. errno-style.
+ */
+int emu_uar_cq_bind(struct emu_uar *uar, struct emu_cq *cq);
+void emu_uar_cq_unbind(struct emu_cq *cq);
 
 #endif /* EMU_UAR_H */

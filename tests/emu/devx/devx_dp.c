@@ -110,6 +110,12 @@ static void dp_ring_init(struct dp_qp *q)
 int dp_qp_create(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
                  uint32_t log_sq, uint32_t log_rq, bool no_dbr)
 {
+    return dp_qp_create_st(dev, mem, q, log_cq, log_sq, log_rq, no_dbr, 0);
+}
+
+int dp_qp_create_st(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
+                    uint32_t log_sq, uint32_t log_rq, bool no_dbr, uint32_t cq_st)
+{
     static uint8_t in[PRM_CREATE_QP_IN_SIZE];
     uint8_t out[0x10] = {0};
     size_t wq_bytes = ((size_t)64 << log_rq) + ((size_t)PRM_WQE_BB_SIZE << log_sq);
@@ -147,6 +153,7 @@ int dp_qp_create(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, 
                                                 .umem_offset = 0,
                                                 .dbr_umem_id = q->umem->umem_id,
                                                 .dbr_offset = q->cq_dbr_off});
+    PRM_SET(PRM_AT(in, PRM_CREATE_CQ_IN_CQC), PRM_CQC_ST, cq_st);
     q->cq = mlx5dv_devx_obj_create(dev->ctx, in, PRM_CREATE_CQ_IN_SIZE, out, sizeof(out));
     if (q->cq == NULL) {
         fprintf(stderr, "CREATE_CQ: status 0x%x syndrome 0x%x\n", dt_status(out), dt_syndrome(out));

@@ -112,6 +112,9 @@ void dp_close(struct dp_dev *dev);
 /* A CQ of 2^log_cq entries and a QP (2^log_sq BBs, 2^log_rq 64-byte receive WQEs); 0 or -1. */
 int dp_qp_create(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
                  uint32_t log_sq, uint32_t log_rq, bool no_dbr);
+/* The same, with the CQ context's st (PRM: 0x0 not armed, 0x6 / 0x9 armed) at creation. */
+int dp_qp_create_st(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
+                    uint32_t log_sq, uint32_t log_rq, bool no_dbr, uint32_t cq_st);
 void dp_qp_destroy(struct dp_qp *q);
 void dp_info_of(const struct dp_qp *q, struct dp_info *info);
 /* RST->INIT->RTR->RTS towards remote with PRM commands; 0 or -1. */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion events of a CQ: the arm state, and the targets an event is
+ * written to. A standard-verbs completion channel, a DevX event channel and
+ * an eventfd subscribed through one are all targets: an fd, a token and a
+ * record format. One arm gives one event, written to every target.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/emu_log.h"
+#include "nic/cq.h"
+#include "nic/nic.h"
+
+/* PRM cqc.st */
+#define CQ_ST_NOT_ARMED     0x0
+#define CQ_ST_SOLICITED_ARM 0x6
+#define CQ_ST_ARMED         0x9
+#define CQ_ST_FIRED         0xa
+
+/* The completion EQE (PRM eqe): event_type at byte 1, the CQN in the event data's last word. */
+#define CQ_EQE_SIZE            64
+#define CQ_EQE_TYPE_OFFSET     1
+#define CQ_EQE_TYPE_COMPLETION 0x00
+#define CQ_EQE_CQN_OFFSET      56
+
+/* One event's record for t: its length. */
+static size_t cq_event_record(const struct emu_cq *cq, const struct emu_cq_target *t,
+                              uint8_t rec[sizeof(uint64_t) + CQ_EQE_SIZE])
+{
+    uint64_t one = 1;
+    uint32_t cqn_be = htobe32(cq->cqn & 0xffffff);
+
+    switch (t->format) {
+    case EMU_CQ_EVENT_COUNT:
+        memcpy(rec, &one, sizeof(one));
+        return sizeof(one);
+    case EMU_CQ_EVENT_EQE:
+        memcpy(rec, &t->token, sizeof(t->token));
+        memset(rec + sizeof(t->token), 0, CQ_EQE_SIZE);
+        rec[sizeof(t->token) + CQ_EQE_TYPE_OFFSET] = CQ_EQE_TYPE_COMPLETION;
+        memcpy(rec + sizeof(t->token) + CQ_EQE_CQN_OFFSET, &cqn_be, sizeof(cqn_be));
+        return sizeof(t->token) + CQ_EQE_SIZE;
+    case EMU_CQ_EVENT_TOKEN:
+    default:
+        memcpy(rec, &t->token, sizeof(t->token));
+        return sizeof(t->token);
+    }
+}
+
+void emu_cq_fire(struct emu_cq *cq)
+{
+    uint8_t rec[sizeof(uint64_t) + CQ_EQE_SIZE];
+
+    cq->armed = false;
+    cq->fired = true;
+    for (struct emu_cq_target *t = cq->targets; t != NULL; t = t->next) {
+        size_t len = cq_event_record(cq, t, rec);
+        ssize_t n = write(t->fd, rec, len);
+
+        if (n == (ssize_t)len)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            EMU_LOG_ERR("CQ 0x%x: event channel fd %d is full, a completion event is lost; read "
+                        "the channel's events before arming again",
+                        cq->cqn, t->fd);
+        else
+            EMU_LOG_ERR("CQ 0x%x: cannot write a completion event to fd %d: %s", cq->cqn, t->fd,
+                        n < 0 ? strerror(errno) : "short write");
+    }
+}
+
+void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index)
+{
+    uint32_t pending, solicited;
+
+    pthread_mutex_lock(&cq->lock);
+    cq->armed = true;
+    cq->armed_solicited = solicited_only;
+    cq->fired = false;
+    /* CQEs the consumer has not reached yet (a consumer index ahead of the device names none). */
+    pending = (cq->producer - consumer_index) & 0xffffff;
+    if (pending > (1u << cq->p.log_size))
+        pending = 0;
+    /* 1..pending when the last solicited or error CQE is among them. */
+    solicited = (cq->solicit_end - consumer_index) & 0xffffff;
+    /* Such CQEs already exist: the event fires now, as hardware does. */
+    if (pending != 0 && (!solicited_only || (solicited != 0 && solicited <= pending)))
+        emu_cq_fire(cq);
+    pthread_mutex_unlock(&cq->lock);
+}
+
+uint8_t emu_cq_arm_state(struct emu_cq *cq)
+{
+    uint8_t st;
+
+    pthread_mutex_lock(&cq->lock);
+    if (cq->armed)
+        st = cq->armed_solicited ? CQ_ST_SOLICITED_ARM : CQ_ST_ARMED;
+    else
+        st = cq->fired ? CQ_ST_FIRED : CQ_ST_NOT_ARMED;
+    pthread_mutex_unlock(&cq->lock);
+    return st;
+}
+
+int emu_cq_attach(struct emu_nic *nic, uint32_t cqn, struct emu_cq_target *t)
+{
+    struct emu_cq *cq;
+
+    pthread_mutex_lock(&nic->lock);
+    cq = emu_cq_lookup(nic, cqn);
+    if (cq == NULL) {
+        pthread_mutex_unlock(&nic->lock);
+        return ENOENT;
+    }
+    pthread_mutex_lock(&cq->lock);
+    t->cq = cq;
+    t->next = cq->targets;
+    cq->targets = t;
+    pthread_mutex_unlock(&cq->lock);
+    pthread_mutex_unlock(&nic->lock);
+    return 0;
+}
+
+void emu_cq_detach(struct emu_nic *nic, struct emu_cq_target *t)
+{
+    struct emu_cq *cq;
+
+    pthread_mutex_lock(&nic->lock);
+    cq = t->cq;
+    if (cq != NULL) {
+        /* Under cq->lock: an event being written finishes before the target goes. */
+        pthread_mutex_lock(&cq->lock);
+        for (struct emu_cq_target **p = &cq->targets; *p != NULL; p = &(*p)->next) {
+            if (*p == t) {
+                *p = t->next;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&cq->lock);
+        t->cq = NULL;
+    }
+    pthread_mutex_unlock(&nic->lock);
+}
+
+void emu_cq_detach_all(struct emu_cq *cq)
+{
+    pthread_mutex_lock(&cq->lock);
+    for (struct emu_cq_target *t = cq->targets; t != NULL; t = t->next)
+        t->cq = NULL;
+    cq->targets = NULL;
+    pthread_mutex_unlock(&cq->lock);
+}
