@@ -159,6 +159,22 @@ DOCA_STABLE doca_error_t doca_gpu_verbs_can_gpu_register_uar(void *db, bool *out
 DOCA_STABLE doca_error_t doca_gpu_verbs_export_uar(uint64_t *sq_db, uint64_t **uar_addr_gpu);
 DOCA_STABLE doca_error_t doca_gpu_verbs_unexport_uar(uint64_t *uar_addr_gpu);
 
+/* ---- What a GPU and NIC pair can do -------------------------------------------------------- */
+
+/*
+ * Each probes by doing it once (and undoing it): DOCA_SUCCESS means
+ * supported, otherwise the error that doing it met. INVALID_VALUE for NULL.
+ * GPU memory as UMEM (the rings and doorbell records of GPU-resident
+ * queues), pinned host memory mapped for the GPU as UMEM, and a non-cached
+ * UAR doorbell mapped for GPU stores (NIC handler GPU_SM_DB).
+ */
+DOCA_STABLE doca_error_t doca_gpu_nic_cap_is_gpu_mem_umem_supported(doca_gpu_t *gpu_dev,
+                                                                    struct doca_dev *net_dev);
+DOCA_STABLE doca_error_t doca_gpu_nic_cap_is_host_mem_umem_supported(doca_gpu_t *gpu_dev,
+                                                                     struct doca_dev *net_dev);
+DOCA_STABLE doca_error_t
+doca_gpu_nic_cap_is_nic_handler_gpu_sm_db_supported(doca_gpu_t *gpu_dev, struct doca_dev *net_dev);
+
 /* ---- CPU proxy ------------------------------------------------------------------------------ */
 
 /*
@@ -173,6 +189,47 @@ DOCA_STABLE doca_error_t doca_gpu_verbs_cpu_proxy_progress(struct doca_gpu_verbs
 /* 1 when the QP's doorbells are rung by a CPU proxy (either kind). */
 DOCA_STABLE doca_error_t doca_gpu_verbs_cpu_proxy_enabled(const struct doca_gpu_verbs_qp *qp,
                                                           uint8_t *out_enabled);
+
+/* ---- CQ events ------------------------------------------------------------------------------ */
+
+/*
+ * Arms verbs_cq for one event on its next solicited or error CQE, for the
+ * completion channel it was made with: the doorbell record's arm word (a
+ * CUDA copy when the record is in GPU memory; gpu_dev may then be NULL
+ * too: the copy runs on the current CUDA context) and the UAR's CQ doorbell.
+ * INVALID_VALUE (NULL CQ), DRIVER.
+ */
+DOCA_STABLE doca_error_t doca_gpu_verbs_req_notify_cq(doca_gpu_t *gpu_dev,
+                                                      doca_verbs_cq_t *verbs_cq);
+
+/*
+ * Asynchronous error events of exported QPs: the QPs' send CQs report
+ * completion events (DevX) to one channel, armed for error (and solicited)
+ * CQEs, so the host learns of a QP's failure without polling its CQ.
+ */
+typedef struct doca_gpu_net_event *doca_gpu_net_event_t;
+
+/* NOT_SUPPORTED when the device gives no DevX events. */
+DOCA_STABLE doca_error_t doca_gpu_net_event_create(doca_dev_t *net_dev,
+                                                   doca_gpu_net_event_t *out_event);
+/*
+ * Subscribes the send CQs of qps and arms each once (a QP already
+ * subscribed is skipped). While subscribed, a QP cannot be unexported
+ * (IN_USE). INVALID_VALUE (NULL, num_qps 0, a CQ of another device),
+ * BAD_STATE (a CQ that already reports to another completion channel; the
+ * event object after a failed subscribe: destroy it), DRIVER.
+ */
+DOCA_STABLE doca_error_t doca_gpu_net_event_subscribe(doca_gpu_net_event_t event,
+                                                      struct doca_gpu_verbs_qp *qps[],
+                                                      unsigned int num_qps);
+/*
+ * Non-blocking: *out_qp is the QP whose CQ fired (once per arm), or NULL
+ * with DOCA_SUCCESS when there is no event.
+ */
+DOCA_STABLE doca_error_t doca_gpu_net_event_get(doca_gpu_net_event_t event,
+                                                struct doca_gpu_verbs_qp **out_qp);
+/* Unsubscribes every QP and frees the event object. */
+DOCA_STABLE doca_error_t doca_gpu_net_event_destroy(doca_gpu_net_event_t event);
 
 /* ---- Errors, versions ------------------------------------------------------------------------ */
 

@@ -50,6 +50,8 @@ typedef struct doca_verbs_cq_t doca_verbs_cq_t;
 typedef struct doca_verbs_ah_attr_t doca_verbs_ah_attr_t;
 typedef struct doca_verbs_umem doca_verbs_umem_t;
 typedef struct doca_verbs_uar doca_verbs_uar_t;
+typedef struct doca_verbs_comp_channel doca_verbs_comp_channel_t;
+typedef struct doca_verbs_cc_group_t doca_verbs_cc_group_t;
 struct doca_verbs_srq;
 struct doca_verbs_srq_init_attr;
 struct doca_verbs_device_attr;
@@ -91,6 +93,14 @@ enum doca_verbs_mtu_size {
 enum doca_verbs_cq_overrun {
     DOCA_VERBS_CQ_DISABLE_OVERRUN = 0,
     DOCA_VERBS_CQ_ENABLE_OVERRUN = 1,
+};
+
+/* The event state a CQ is created in (its context's `st`). */
+enum doca_verbs_cq_state {
+    DOCA_VERBS_CQ_ST_NO_ACTION,                            /* not armed */
+    DOCA_VERBS_CQ_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED, /* armed for a solicited or error CQE */
+    DOCA_VERBS_CQ_ST_NOTIFICATION_REQUEST_ARMED,           /* armed for any CQE */
+    DOCA_VERBS_CQ_ST_FIRED,                                /* fired: no event until armed */
 };
 
 enum doca_verbs_srq_type {
@@ -143,24 +153,26 @@ enum doca_verbs_qp_send_dbr_mode {
  *               O: MAX_QP_RD_ATOMIC MIN_RNR_TIMER ALLOW_REMOTE_WRITE
  *   RTS->RTS    O: ALLOW_REMOTE_WRITE ALLOW_REMOTE_READ ATOMIC_MODE MIN_RNR_TIMER AH_ATTR
  */
-#define DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE (1 << 0)
-#define DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_READ  (1 << 1)
-#define DOCA_VERBS_QP_ATTR_PKEY_INDEX         (1 << 2)
-#define DOCA_VERBS_QP_ATTR_MIN_RNR_TIMER      (1 << 3)
-#define DOCA_VERBS_QP_ATTR_PORT_NUM           (1 << 4)
-#define DOCA_VERBS_QP_ATTR_NEXT_STATE         (1 << 5)
-#define DOCA_VERBS_QP_ATTR_CURRENT_STATE      (1 << 6)
-#define DOCA_VERBS_QP_ATTR_PATH_MTU           (1 << 7)
-#define DOCA_VERBS_QP_ATTR_RQ_PSN             (1 << 8)
-#define DOCA_VERBS_QP_ATTR_SQ_PSN             (1 << 9)
-#define DOCA_VERBS_QP_ATTR_DEST_QP_NUM        (1 << 10)
-#define DOCA_VERBS_QP_ATTR_ACK_TIMEOUT        (1 << 11)
-#define DOCA_VERBS_QP_ATTR_RETRY_CNT          (1 << 12)
-#define DOCA_VERBS_QP_ATTR_RNR_RETRY          (1 << 13)
-#define DOCA_VERBS_QP_ATTR_AH_ATTR            (1 << 14)
-#define DOCA_VERBS_QP_ATTR_ATOMIC_MODE        (1 << 15)
-#define DOCA_VERBS_QP_ATTR_MAX_QP_RD_ATOMIC   (1 << 16)
-#define DOCA_VERBS_QP_ATTR_MAX_DEST_RD_ATOMIC (1 << 17)
+#define DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_WRITE   (1 << 0)
+#define DOCA_VERBS_QP_ATTR_ALLOW_REMOTE_READ    (1 << 1)
+#define DOCA_VERBS_QP_ATTR_PKEY_INDEX           (1 << 2)
+#define DOCA_VERBS_QP_ATTR_MIN_RNR_TIMER        (1 << 3)
+#define DOCA_VERBS_QP_ATTR_PORT_NUM             (1 << 4)
+#define DOCA_VERBS_QP_ATTR_NEXT_STATE           (1 << 5)
+#define DOCA_VERBS_QP_ATTR_CURRENT_STATE        (1 << 6)
+#define DOCA_VERBS_QP_ATTR_PATH_MTU             (1 << 7)
+#define DOCA_VERBS_QP_ATTR_RQ_PSN               (1 << 8)
+#define DOCA_VERBS_QP_ATTR_SQ_PSN               (1 << 9)
+#define DOCA_VERBS_QP_ATTR_DEST_QP_NUM          (1 << 10)
+#define DOCA_VERBS_QP_ATTR_ACK_TIMEOUT          (1 << 11)
+#define DOCA_VERBS_QP_ATTR_RETRY_CNT            (1 << 12)
+#define DOCA_VERBS_QP_ATTR_RNR_RETRY            (1 << 13)
+#define DOCA_VERBS_QP_ATTR_AH_ATTR              (1 << 14)
+#define DOCA_VERBS_QP_ATTR_ATOMIC_MODE          (1 << 15)
+#define DOCA_VERBS_QP_ATTR_MAX_QP_RD_ATOMIC     (1 << 16)
+#define DOCA_VERBS_QP_ATTR_MAX_DEST_RD_ATOMIC   (1 << 17)
+#define DOCA_VERBS_QP_ATTR_CC_GROUP             (1 << 18) /* DOCA SDK only: NOT_SUPPORTED here */
+#define DOCA_VERBS_QP_ATTR_LAG_TX_PORT_AFFINITY (1 << 19)
 
 #define DOCA_VERBS_GID_BYTE_LENGTH 16
 
@@ -226,6 +238,26 @@ DOCA_STABLE uint8_t
 doca_verbs_device_attr_get_max_qp_rd_atom(const struct doca_verbs_device_attr *attr);
 DOCA_STABLE uint8_t
 doca_verbs_device_attr_get_max_qp_init_rd_atom(const struct doca_verbs_device_attr *attr);
+/* LAG: whether a QP's transmit port can be chosen, at which transitions, and over how many ports.
+ */
+DOCA_STABLE uint8_t doca_verbs_device_attr_get_is_lag_tx_port_affinity_supported(
+        const struct doca_verbs_device_attr *verbs_device_attr);
+DOCA_STABLE uint8_t
+doca_verbs_device_attr_get_num_lag_ports(const struct doca_verbs_device_attr *verbs_device_attr);
+DOCA_STABLE uint8_t doca_verbs_device_attr_get_is_init2_lag_tx_port_affinity_supported(
+        const struct doca_verbs_device_attr *verbs_device_attr);
+DOCA_STABLE uint8_t doca_verbs_device_attr_get_is_rts2rts_lag_tx_port_affinity_supported(
+        const struct doca_verbs_device_attr *verbs_device_attr);
+
+/*
+ * The port's system-wide traffic class ("Global tclass=N" in the device's
+ * sysfs tc/<port>/traffic_class), which should override a program's own.
+ * NOT_FOUND when none is configured, NOT_PERMITTED, OPERATING_SYSTEM,
+ * INVALID_VALUE (NULL, port 0).
+ */
+DOCA_STABLE doca_error_t doca_verbs_query_global_traffic_class(doca_dev_t *net_dev,
+                                                               uint16_t port_num,
+                                                               uint8_t *global_traffic_class);
 
 /* ---- UMEM ---------------------------------------------------------------- */
 
@@ -302,6 +334,17 @@ DOCA_STABLE doca_error_t doca_verbs_cq_attr_set_cq_overrun(doca_verbs_cq_attr_t 
 /* cc 1: every CQE is written to entry 0 (collapsed CQ). */
 DOCA_STABLE doca_error_t doca_verbs_cq_attr_set_cq_collapsed(doca_verbs_cq_attr_t *cq_attr,
                                                              uint8_t cc);
+/*
+ * The completion channel the CQ's events go to (NULL: none). An event is
+ * given once per arm: by the `st` below at creation, or by the arm
+ * doorbell (a write of the doorbell record's arm word, then of the UAR's
+ * CQ doorbell register, both from doca_verbs_cq_get_dbr_addr()).
+ */
+DOCA_STABLE doca_error_t doca_verbs_cq_attr_set_comp_channel(
+        doca_verbs_cq_attr_t *cq_attr, doca_verbs_comp_channel_t *comp_channel);
+/* The event state the CQ starts in (default NO_ACTION). INVALID_VALUE outside the enum. */
+DOCA_STABLE doca_error_t doca_verbs_cq_attr_set_st(doca_verbs_cq_attr_t *cq_attr,
+                                                   enum doca_verbs_cq_state cq_state);
 
 /*
  * Creates a CQ (CREATE_CQ). Without external UMEMs, the ring and doorbell
@@ -314,7 +357,10 @@ DOCA_STABLE doca_error_t doca_verbs_cq_attr_set_cq_collapsed(doca_verbs_cq_attr_
  */
 DOCA_STABLE doca_error_t doca_verbs_cq_create(doca_dev_t *net_dev, doca_verbs_cq_attr_t *cq_attr,
                                               doca_verbs_cq_t **cq);
-/* Destroys a CQ. IN_USE while a QP completes on it. */
+/*
+ * Destroys a CQ. IN_USE while a QP completes on it or while events handed
+ * out for it are not acknowledged (doca_verbs_ack_cq_events()).
+ */
 DOCA_STABLE doca_error_t doca_verbs_cq_destroy(doca_verbs_cq_t *verbs_cq);
 /* The CQE ring, its number of entries and the entry size (64). */
 DOCA_STABLE doca_error_t doca_verbs_cq_get_wq(doca_verbs_cq_t *verbs_cq, void **cq_buf,
@@ -332,6 +378,29 @@ DOCA_STABLE doca_error_t doca_verbs_cq_get_dbr_db_addr(doca_verbs_cq_t *verbs_cq
                                                        uint64_t **uar_db_reg, uint32_t **ci_dbr,
                                                        uint32_t **arm_dbr);
 DOCA_STABLE doca_error_t doca_verbs_cq_get_cq_num(const doca_verbs_cq_t *verbs_cq, uint32_t *cqn);
+/* Replaces the user data events of this CQ carry (NULL allowed). */
+DOCA_STABLE doca_error_t doca_verbs_cq_set_cq_context(doca_verbs_cq_t *verbs_cq, void *cq_context);
+
+/* ---- Completion channels --------------------------------------------------- */
+
+/*
+ * A completion channel: DevX completion events of the CQs attached to it,
+ * read without blocking. NOT_SUPPORTED when the device gives no DevX events.
+ */
+DOCA_STABLE doca_error_t doca_verbs_comp_channel_create(
+        const doca_dev_t *net_dev, doca_verbs_comp_channel_t **verbs_comp_channel);
+/* IN_USE while CQs made with it exist. */
+DOCA_STABLE doca_error_t
+doca_verbs_comp_channel_destroy(doca_verbs_comp_channel_t *verbs_comp_channel);
+/*
+ * The next event: *cq_context is the user data of the CQ that fired.
+ * AGAIN (and *cq_context NULL) when there is none. Each event is to be
+ * acknowledged with doca_verbs_ack_cq_events() before the CQ is destroyed.
+ */
+DOCA_STABLE doca_error_t doca_verbs_get_cq_comp_channel_event(
+        doca_verbs_comp_channel_t *verbs_comp_channel, void **cq_context);
+/* Acknowledges nevents events of this CQ. INVALID_VALUE for 0 or more than were handed out. */
+DOCA_STABLE doca_error_t doca_verbs_ack_cq_events(doca_verbs_cq_t *verbs_cq, unsigned int nevents);
 
 /* ---- SRQ ----------------------------------------------------------------- */
 
@@ -563,6 +632,23 @@ DOCA_STABLE doca_error_t doca_verbs_qp_attr_set_max_rd_atomic(doca_verbs_qp_attr
                                                               uint8_t max_rd_atomic);
 DOCA_STABLE doca_error_t doca_verbs_qp_attr_set_max_dest_rd_atomic(doca_verbs_qp_attr_t *qp_attr,
                                                                    uint8_t max_dest_rd_atomic);
+/*
+ * The LAG port (1..num_lag_ports) the QP transmits on, with
+ * DOCA_VERBS_QP_ATTR_LAG_TX_PORT_AFFINITY in the modify mask at RST->INIT
+ * (INIT->RTR where the device cannot at INIT) or RTS->RTS; the modify
+ * answers NOT_SUPPORTED on a device without LAG port affinity.
+ */
+DOCA_STABLE doca_error_t doca_verbs_qp_attr_set_lag_tx_port_affinity(doca_verbs_qp_attr_t *qp_attr,
+                                                                     uint8_t lag_tx_port_affinity);
+/*
+ * The Q-counter set (0..255, allocated with ALLOC_Q_COUNTER) the QP counts
+ * in; sent with every later transition that carries a QP context (no mask bit).
+ */
+DOCA_STABLE doca_error_t doca_verbs_qp_attr_set_counter_set_id(doca_verbs_qp_attr_t *qp_attr,
+                                                               uint32_t counter_set_id);
+/* Congestion-control groups need the DOCA SDK: NOT_SUPPORTED (as DOCA's open source answers). */
+DOCA_STABLE doca_error_t doca_verbs_qp_attr_set_cc_group(doca_verbs_qp_attr_t *verbs_qp_attr,
+                                                         doca_verbs_cc_group_t *cc_group);
 /* Getters (zero for NULL); doca_verbs_qp_query() fills them. */
 DOCA_STABLE enum doca_verbs_qp_state
 doca_verbs_qp_attr_get_next_state(const doca_verbs_qp_attr_t *qp_attr);

@@ -37,22 +37,26 @@
     X(destroy_cq)
 
 /* X(member): member is the symbol's name without "mlx5dv_". */
-#define CORE_MLX5DV_SYMBOLS(X) \
-    X(is_supported)            \
-    X(open_device)             \
-    X(query_device)            \
-    X(init_obj)                \
-    X(devx_general_cmd)        \
-    X(devx_obj_create)         \
-    X(devx_obj_modify)         \
-    X(devx_obj_query)          \
-    X(devx_obj_destroy)        \
-    X(devx_umem_reg)           \
-    X(devx_umem_reg_ex)        \
-    X(devx_umem_dereg)         \
-    X(devx_alloc_uar)          \
-    X(devx_free_uar)           \
-    X(devx_query_eqn)
+#define CORE_MLX5DV_SYMBOLS(X)    \
+    X(is_supported)               \
+    X(open_device)                \
+    X(query_device)               \
+    X(init_obj)                   \
+    X(devx_general_cmd)           \
+    X(devx_obj_create)            \
+    X(devx_obj_modify)            \
+    X(devx_obj_query)             \
+    X(devx_obj_destroy)           \
+    X(devx_umem_reg)              \
+    X(devx_umem_reg_ex)           \
+    X(devx_umem_dereg)            \
+    X(devx_alloc_uar)             \
+    X(devx_free_uar)              \
+    X(devx_query_eqn)             \
+    X(devx_create_event_channel)  \
+    X(devx_destroy_event_channel) \
+    X(devx_subscribe_devx_event)  \
+    X(devx_get_event)
 
 #define CORE_IBV_MEMBER(name)    __typeof__(&ibv_##name) name;
 #define CORE_MLX5DV_MEMBER(name) __typeof__(&mlx5dv_##name) name;

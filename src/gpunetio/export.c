@@ -501,6 +501,12 @@ doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev, struct doca_gpu_ver
                      (void *)qp->gpu, (void *)gpu_dev);
         return DOCA_ERROR_INVALID_VALUE;
     }
+    if (atomic_load(&qp->event_users) != 0) {
+        DOCA_LOG_ERR("QP 0x%x is subscribed to a net-event object; destroy it first "
+                     "(doca_gpu_net_event_destroy)",
+                     qp->qp->qpn);
+        return DOCA_ERROR_IN_USE;
+    }
     atomic_fetch_sub(&qp->qp->users, 1);
     export_release(qp);
     return DOCA_SUCCESS;

@@ -47,6 +47,8 @@ struct doca_gpu_verbs_qp {
     pthread_t free_flow; /* CPU_PROXY_FREE_FLOW: the library's proxy thread */
     bool free_flow_running;
     atomic_bool free_flow_stop;
+
+    atomic_int event_users; /* net-event objects the QP is subscribed to (cq_events.c) */
 };
 
 /* Writes gqp->desc where the data path reads it (export.c). */

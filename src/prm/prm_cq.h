@@ -40,6 +40,20 @@
 #define PRM_CQC_STATUS_OVERFLOW   0x9
 #define PRM_CQC_STATUS_WRITE_FAIL 0xa
 
+/* cqc.st: the event state a CQ is created in (the arm doorbell moves it later). */
+#define PRM_CQC_ST_NO_ACTION                        0x0
+#define PRM_CQC_ST_SOLICITED_NOTIFICATION_REQ_ARMED 0x6
+#define PRM_CQC_ST_NOTIFICATION_REQ_ARMED           0x9
+#define PRM_CQC_ST_FIRED                            0xa
+
+/* The CQ arm doorbell (UAR offset 0x20 and word [1] of the doorbell record):
+ * big-endian (sn << 28 | cmd | consumer index), with the CQN in the low
+ * word of the 64-bit UAR store. */
+#define PRM_CQ_DB_CMD_REQ_NOT     (0x0u << 24) /* an event on the next CQE */
+#define PRM_CQ_DB_CMD_REQ_NOT_SOL (0x1u << 24) /* only on a solicited or error CQE */
+#define PRM_CQ_DB_SN_SHIFT        28
+#define PRM_CQ_DB_CI_MASK         0xffffffu
+
 /* cqc.cqe_sz */
 #define PRM_CQC_CQE_SZ_64  0x0
 #define PRM_CQC_CQE_SZ_128 0x1

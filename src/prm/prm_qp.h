@@ -43,6 +43,7 @@
 #define PRM_QPC_SIZE                   0xe8
 #define PRM_QPC_STATE                  0x00, 28, 4
 #define PRM_QPC_LAG_TX_PORT_AFFINITY   0x00, 24, 4
+#define PRM_QPC_LAG_TX_PORT_AFFINITY   0x00, 24, 4
 #define PRM_QPC_ST                     0x00, 16, 8
 #define PRM_QPC_PM_STATE               0x00, 11, 2
 #define PRM_QPC_OFFLOAD_TYPE           0x00, 4, 4

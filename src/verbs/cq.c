@@ -4,6 +4,7 @@
  * 8-byte doorbell record (consumer index, arm), in a caller's UMEMs or in
  * page-aligned host memory the CQ allocates and registers.
  */
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,15 @@ static doca_error_t verbs_cq_check(const doca_dev_t *dev, const doca_verbs_cq_at
     return DOCA_SUCCESS;
 }
 
+/* doca_verbs_cq_state -> cqc.st */
+static const uint8_t verbs_cq_st[] = {
+        [DOCA_VERBS_CQ_ST_NO_ACTION] = PRM_CQC_ST_NO_ACTION,
+        [DOCA_VERBS_CQ_ST_SOLICITED_NOTIFICATION_REQUEST_ARMED] =
+                PRM_CQC_ST_SOLICITED_NOTIFICATION_REQ_ARMED,
+        [DOCA_VERBS_CQ_ST_NOTIFICATION_REQUEST_ARMED] = PRM_CQC_ST_NOTIFICATION_REQ_ARMED,
+        [DOCA_VERBS_CQ_ST_FIRED] = PRM_CQC_ST_FIRED,
+};
+
 static doca_error_t verbs_cq_command(doca_dev_t *dev, const doca_verbs_cq_attr_t *attr,
                                      doca_verbs_cq_t *cq)
 {
@@ -110,6 +120,7 @@ static doca_error_t verbs_cq_command(doca_dev_t *dev, const doca_verbs_cq_attr_t
     PRM_SET(cqc, PRM_CQC_CQE_SZ, PRM_CQC_CQE_SZ_64);
     PRM_SET(cqc, PRM_CQC_CC, attr->collapsed);
     PRM_SET(cqc, PRM_CQC_OI, attr->overrun == DOCA_VERBS_CQ_ENABLE_OVERRUN);
+    PRM_SET(cqc, PRM_CQC_ST, verbs_cq_st[attr->st]);
     PRM_SET(cqc, PRM_CQC_LOG_CQ_SIZE, cq->log_size);
     PRM_SET(cqc, PRM_CQC_UAR_PAGE, cq->uar->uar->page_id);
     PRM_SET(cqc, PRM_CQC_C_EQN, dev->eqn);
@@ -163,6 +174,13 @@ doca_error_t doca_verbs_cq_create(doca_dev_t *net_dev, doca_verbs_cq_attr_t *cq_
     err = verbs_cq_command(net_dev, cq_attr, cq);
     if (err != DOCA_SUCCESS)
         goto drop_uar;
+    if (cq_attr->comp_channel != NULL) {
+        /* Subscribed after CREATE_CQ: an `st` armed at creation fires only on a later CQE. */
+        err = verbs_comp_channel_attach(cq_attr->comp_channel, cq);
+        if (err != DOCA_SUCCESS)
+            goto destroy_obj;
+        cq->comp_channel = cq_attr->comp_channel;
+    }
     verbs_dev_hold(net_dev);
     DOCA_LOG_DBG("CQ 0x%x: %u CQEs at %p (%s memory), UAR page %u", cq->cqn, 1u << cq->log_size,
                  verbs_buf_addr(&cq->ring), cq->ring.umem->gpu ? "GPU" : "host",
@@ -170,6 +188,8 @@ doca_error_t doca_verbs_cq_create(doca_dev_t *net_dev, doca_verbs_cq_attr_t *cq_
     *cq_out = cq;
     return DOCA_SUCCESS;
 
+destroy_obj:
+    verbs_devx_destroy(cq->obj, "CQ", cq->cqn);
 drop_uar:
     verbs_uar_drop(cq->uar, cq->internal_uar);
 release_memory:
@@ -194,9 +214,18 @@ doca_error_t doca_verbs_cq_destroy(doca_verbs_cq_t *verbs_cq)
         DOCA_LOG_ERR("CQ 0x%x is still used by %d QPs; destroy them first", verbs_cq->cqn, users);
         return DOCA_ERROR_IN_USE;
     }
+    users = (int)atomic_load(&verbs_cq->events_unacked);
+    if (users != 0) {
+        DOCA_LOG_ERR("CQ 0x%x has %d completion events not acknowledged; call "
+                     "doca_verbs_ack_cq_events() first",
+                     verbs_cq->cqn, users);
+        return DOCA_ERROR_IN_USE;
+    }
     err = verbs_devx_destroy(verbs_cq->obj, "CQ", verbs_cq->cqn);
     if (err != DOCA_SUCCESS)
         return err;
+    if (verbs_cq->comp_channel != NULL)
+        verbs_comp_channel_detach(verbs_cq->comp_channel, verbs_cq);
     verbs_uar_drop(verbs_cq->uar, verbs_cq->internal_uar);
     verbs_buf_release(&verbs_cq->dbr);
     verbs_buf_release(&verbs_cq->ring);
@@ -260,4 +289,31 @@ doca_error_t doca_verbs_cq_get_dbr_db_addr(doca_verbs_cq_t *verbs_cq, uint64_t *
 doca_error_t doca_verbs_cq_get_cq_num(const doca_verbs_cq_t *verbs_cq, uint32_t *cqn)
 {
     return doca_verbs_cq_get_cqn(verbs_cq, cqn);
+}
+
+doca_error_t doca_verbs_cq_set_cq_context(doca_verbs_cq_t *verbs_cq, void *cq_context)
+{
+    if (verbs_cq == NULL) {
+        DOCA_LOG_ERR("verbs_cq is NULL: pass the CQ doca_verbs_cq_create() made");
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    __atomic_store_n(&verbs_cq->cq_context, cq_context, __ATOMIC_RELAXED);
+    return DOCA_SUCCESS;
+}
+
+doca_error_t verbs_cq_arm_solicited(doca_verbs_cq_t *cq)
+{
+    /* A solicited arm does not depend on the consumer index: it is left 0. */
+    uint32_t sn = atomic_fetch_add(&cq->arm_sn, 1) & 0x3;
+    uint32_t word = sn << PRM_CQ_DB_SN_SHIFT | PRM_CQ_DB_CMD_REQ_NOT_SOL;
+    uint32_t be = htobe32(word);
+    doca_error_t err;
+
+    err = verbs_buf_write(&cq->dbr, 4, &be, sizeof(be));
+    if (err != DOCA_SUCCESS)
+        return err;
+    /* Release: the record's arm word is written before the doorbell that makes it count. */
+    __atomic_store_n((uint64_t *)verbs_uar_cq_db(cq->uar), htobe64((uint64_t)word << 32 | cq->cqn),
+                     __ATOMIC_RELEASE);
+    return DOCA_SUCCESS;
 }

@@ -107,3 +107,24 @@ doca_error_t doca_verbs_cq_attr_set_cq_collapsed(doca_verbs_cq_attr_t *cq_attr, 
     cq_attr->collapsed = cc;
     return DOCA_SUCCESS;
 }
+
+doca_error_t doca_verbs_cq_attr_set_comp_channel(doca_verbs_cq_attr_t *cq_attr,
+                                                 doca_verbs_comp_channel_t *comp_channel)
+{
+    VERBS_CQ_ATTR_CHECK(cq_attr);
+    cq_attr->comp_channel = comp_channel;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_verbs_cq_attr_set_st(doca_verbs_cq_attr_t *cq_attr,
+                                       enum doca_verbs_cq_state cq_state)
+{
+    VERBS_CQ_ATTR_CHECK(cq_attr);
+    if ((unsigned int)cq_state > DOCA_VERBS_CQ_ST_FIRED) {
+        DOCA_LOG_ERR("cq_state %d is not a doca_verbs_cq_state (NO_ACTION ... FIRED)",
+                     (int)cq_state);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    cq_attr->st = cq_state;
+    return DOCA_SUCCESS;
+}

@@ -57,6 +57,11 @@ doca_error_t verbs_query_caps(struct ibv_context *ctx, struct verbs_caps *caps)
     caps->rc = PRM_GET(cap, PRM_HCA_CAP_RC) != 0;
     caps->atomic = PRM_GET(cap, PRM_HCA_CAP_ATOMIC) != 0;
     caps->cq_oi = PRM_GET(cap, PRM_HCA_CAP_CQ_OI) != 0;
+    caps->lag_tx_port_affinity = PRM_GET(cap, PRM_HCA_CAP_LAG_TX_PORT_AFFINITY) != 0;
+    caps->init2_lag_tx_port_affinity = PRM_GET(cap, PRM_HCA_CAP_INIT2_LAG_TX_PORT_AFFINITY) != 0;
+    caps->rts2rts_lag_tx_port_affinity =
+            PRM_GET(cap, PRM_HCA_CAP_RTS2RTS_LAG_TX_PORT_AFFINITY) != 0;
+    caps->num_lag_ports = (uint8_t)PRM_GET(cap, PRM_HCA_CAP_NUM_LAG_PORTS);
     if (PRM_GET(cap, PRM_HCA_CAP_HCA_CAP_2)) {
         err = verbs_query_cap_group(ctx, PRM_HCA_CAP_TYPE_GENERAL_2, out);
         if (err != DOCA_SUCCESS)
@@ -168,6 +173,12 @@ VERBS_DEV_ATTR_GETTER(uint16_t, max_pkeys, attr->caps.pkey_table_size)
 VERBS_DEV_ATTR_GETTER(uint8_t, send_dbr_mode_no_dbr_ext, attr->caps.no_dbr_ext ? 1 : 0)
 VERBS_DEV_ATTR_GETTER(uint8_t, max_qp_rd_atom, verbs_pow2(attr->caps.log_max_ra_req_qp))
 VERBS_DEV_ATTR_GETTER(uint8_t, max_qp_init_rd_atom, verbs_pow2(attr->caps.log_max_ra_res_qp))
+VERBS_DEV_ATTR_GETTER(uint8_t, is_lag_tx_port_affinity_supported, attr->caps.lag_tx_port_affinity)
+VERBS_DEV_ATTR_GETTER(uint8_t, num_lag_ports, attr->caps.num_lag_ports)
+VERBS_DEV_ATTR_GETTER(uint8_t, is_init2_lag_tx_port_affinity_supported,
+                      attr->caps.init2_lag_tx_port_affinity)
+VERBS_DEV_ATTR_GETTER(uint8_t, is_rts2rts_lag_tx_port_affinity_supported,
+                      attr->caps.rts2rts_lag_tx_port_affinity)
 
 doca_error_t
 doca_verbs_device_attr_get_is_qp_type_supported(const struct doca_verbs_device_attr *attr,

@@ -88,6 +88,29 @@ VERBS_QP_ATTR_SETTER(max_rd_atomic, uint8_t, UINT8_MAX)
 VERBS_QP_ATTR_SETTER(max_dest_rd_atomic, uint8_t, UINT8_MAX)
 VERBS_QP_ATTR_SETTER(atomic_mode, enum doca_verbs_qp_atomic_mode,
                      DOCA_VERBS_QP_ATOMIC_MODE_UP_TO_256BYTES)
+/* 0 is no port; the device's number of LAG ports is checked by doca_verbs_qp_modify(). */
+VERBS_QP_ATTR_SETTER(lag_tx_port_affinity, uint8_t, 15)
+
+doca_error_t doca_verbs_qp_attr_set_counter_set_id(doca_verbs_qp_attr_t *qp_attr,
+                                                   uint32_t counter_set_id)
+{
+    VERBS_QP_ATTR_CHECK(qp_attr);
+    if (!verbs_in_range("counter_set_id", counter_set_id, UINT8_MAX))
+        return DOCA_ERROR_INVALID_VALUE;
+    qp_attr->counter_set_id = (uint8_t)counter_set_id;
+    qp_attr->counter_set_id_set = true;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_verbs_qp_attr_set_cc_group(doca_verbs_qp_attr_t *verbs_qp_attr,
+                                             doca_verbs_cc_group_t *cc_group)
+{
+    (void)cc_group;
+    VERBS_QP_ATTR_CHECK(verbs_qp_attr);
+    DOCA_LOG_ERR("congestion-control groups are a DOCA SDK feature, which this library does not "
+                 "load: leave the QP in the device's default congestion control");
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
 
 doca_error_t doca_verbs_qp_attr_set_allow_remote_write(doca_verbs_qp_attr_t *qp_attr,
                                                        int allow_remote_write)

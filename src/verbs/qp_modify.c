@@ -20,7 +20,7 @@
     (A(ALLOW_REMOTE_WRITE) | A(ALLOW_REMOTE_READ) | A(PKEY_INDEX) | A(MIN_RNR_TIMER) |             \
      A(PORT_NUM) | A(NEXT_STATE) | A(CURRENT_STATE) | A(PATH_MTU) | A(RQ_PSN) | A(SQ_PSN) |        \
      A(DEST_QP_NUM) | A(ACK_TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) | A(AH_ATTR) | A(ATOMIC_MODE) | \
-     A(MAX_QP_RD_ATOMIC) | A(MAX_DEST_RD_ATOMIC))
+     A(MAX_QP_RD_ATOMIC) | A(MAX_DEST_RD_ATOMIC) | A(CC_GROUP) | A(LAG_TX_PORT_AFFINITY))
 
 #define VERBS_ACCESS_BITS (A(ALLOW_REMOTE_WRITE) | A(ALLOW_REMOTE_READ) | A(ATOMIC_MODE))
 
@@ -40,15 +40,17 @@ static const struct verbs_transition_mask verbs_transition_masks[] = {
         {PRM_CMD_2ERR_QP, A(NEXT_STATE), 0},
         {PRM_CMD_RST2INIT_QP,
          A(NEXT_STATE) | A(PKEY_INDEX) | A(PORT_NUM) | A(ALLOW_REMOTE_WRITE) | A(ALLOW_REMOTE_READ),
-         A(ATOMIC_MODE)},
+         A(ATOMIC_MODE) | A(LAG_TX_PORT_AFFINITY)},
         {PRM_CMD_INIT2INIT_QP, 0, A(NEXT_STATE) | VERBS_ACCESS_BITS | A(PKEY_INDEX) | A(PORT_NUM)},
         {PRM_CMD_INIT2RTR_QP,
          A(NEXT_STATE) | A(RQ_PSN) | A(DEST_QP_NUM) | A(PATH_MTU) | A(AH_ATTR) | A(MIN_RNR_TIMER),
-         A(MAX_DEST_RD_ATOMIC) | VERBS_ACCESS_BITS | A(PKEY_INDEX)},
+         A(MAX_DEST_RD_ATOMIC) | VERBS_ACCESS_BITS | A(PKEY_INDEX) | A(LAG_TX_PORT_AFFINITY)},
         {PRM_CMD_RTR2RTS_QP,
          A(NEXT_STATE) | A(SQ_PSN) | A(ACK_TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY),
          A(MAX_QP_RD_ATOMIC) | A(MIN_RNR_TIMER) | A(ALLOW_REMOTE_WRITE)},
-        {PRM_CMD_RTS2RTS_QP, 0, A(NEXT_STATE) | VERBS_ACCESS_BITS | A(MIN_RNR_TIMER) | A(AH_ATTR)},
+        {PRM_CMD_RTS2RTS_QP, 0,
+         A(NEXT_STATE) | VERBS_ACCESS_BITS | A(MIN_RNR_TIMER) | A(AH_ATTR) |
+                 A(LAG_TX_PORT_AFFINITY)},
 };
 
 /* A legal transition: the PRM command and this API's mask rules. */
@@ -76,6 +78,8 @@ static const char *const verbs_attr_bit_names[] = {
         "ATOMIC_MODE",
         "MAX_QP_RD_ATOMIC",
         "MAX_DEST_RD_ATOMIC",
+        "CC_GROUP",
+        "LAG_TX_PORT_AFFINITY",
 };
 
 /* "DOCA_VERBS_QP_ATTR_X | DOCA_VERBS_QP_ATTR_Y" for the bits of mask. */
@@ -147,11 +151,45 @@ static bool verbs_transition_find(enum doca_verbs_qp_state from, enum doca_verbs
     return false;
 }
 
-/* Checks the values against the device's limits. */
-static doca_error_t verbs_qp_check_values(const doca_verbs_qp_t *qp, const doca_verbs_qp_attr_t *a,
-                                          int mask)
+/* LAG port affinity: the device must have it, at this transition, for this port. */
+static doca_error_t verbs_qp_check_lag(const doca_verbs_qp_t *qp, const doca_verbs_qp_attr_t *a,
+                                       uint16_t opcode)
 {
     const struct verbs_caps *c = &qp->dev->caps;
+
+    if (!c->lag_tx_port_affinity) {
+        DOCA_LOG_ERR("QP 0x%x: the device has no LAG port affinity "
+                     "(doca_verbs_device_attr_get_is_lag_tx_port_affinity_supported is 0): "
+                     "remove DOCA_VERBS_QP_ATTR_LAG_TX_PORT_AFFINITY",
+                     qp->qpn);
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    if ((opcode == PRM_CMD_RST2INIT_QP && !c->init2_lag_tx_port_affinity) ||
+        (opcode == PRM_CMD_RTS2RTS_QP && !c->rts2rts_lag_tx_port_affinity)) {
+        DOCA_LOG_ERR("QP 0x%x: the device cannot set the LAG port at %s; set it at INIT->RTR",
+                     qp->qpn, opcode == PRM_CMD_RST2INIT_QP ? "RST->INIT" : "RTS->RTS");
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    if (a->lag_tx_port_affinity == 0 || a->lag_tx_port_affinity > c->num_lag_ports) {
+        DOCA_LOG_ERR("QP 0x%x: lag_tx_port_affinity %u; the device has LAG ports 1..%u", qp->qpn,
+                     a->lag_tx_port_affinity, c->num_lag_ports);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    return DOCA_SUCCESS;
+}
+
+/* Checks the values against the device's limits. */
+static doca_error_t verbs_qp_check_values(const doca_verbs_qp_t *qp, const doca_verbs_qp_attr_t *a,
+                                          int mask, uint16_t opcode)
+{
+    const struct verbs_caps *c = &qp->dev->caps;
+
+    if (mask & A(LAG_TX_PORT_AFFINITY)) {
+        doca_error_t err = verbs_qp_check_lag(qp, a, opcode);
+
+        if (err != DOCA_SUCCESS)
+            return err;
+    }
 
     if ((mask & A(PORT_NUM)) && (a->port_num == 0 || a->port_num > c->num_ports)) {
         DOCA_LOG_ERR("QP 0x%x: port_num %u; the device has ports 1..%u", qp->qpn, a->port_num,
@@ -235,6 +273,14 @@ static void verbs_qp_build(const doca_verbs_qp_t *qp, const doca_verbs_qp_attr_t
         verbs_qp_set_path(ads, qp, a);
         opt |= PRM_QP_OPTPAR_PRIMARY_ADDR_PATH;
     }
+    if (mask & A(LAG_TX_PORT_AFFINITY)) {
+        PRM_SET(qpc, PRM_QPC_LAG_TX_PORT_AFFINITY, a->lag_tx_port_affinity);
+        opt |= PRM_QP_OPTPAR_LAG_TX_AFF;
+    }
+    if (a->counter_set_id_set) {
+        PRM_SET(qpc, PRM_QPC_COUNTER_SET_ID, a->counter_set_id);
+        opt |= PRM_QP_OPTPAR_COUNTER_SET_ID;
+    }
     switch (opcode) {
     case PRM_CMD_RST2INIT_QP:
         opt = 0; /* every field of RST2INIT is mandatory */
@@ -279,6 +325,12 @@ static doca_error_t verbs_qp_validate(const doca_verbs_qp_t *qp, const doca_verb
         DOCA_LOG_ERR("doca_verbs_qp_modify: QP 0x%x: unknown attribute-mask bits (%s)", qp->qpn,
                      names);
         return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (mask & A(CC_GROUP)) {
+        DOCA_LOG_ERR("doca_verbs_qp_modify: QP 0x%x: DOCA_VERBS_QP_ATTR_CC_GROUP needs the DOCA "
+                     "SDK, which this library does not load: remove it from the mask",
+                     qp->qpn);
+        return DOCA_ERROR_NOT_SUPPORTED;
     }
     if ((mask & A(CURRENT_STATE)) && a->current_state != cur) {
         DOCA_LOG_ERR("doca_verbs_qp_modify: QP 0x%x is in %s, but current_state says %s; query "
@@ -325,7 +377,7 @@ doca_error_t doca_verbs_qp_modify(doca_verbs_qp_t *verbs_qp, doca_verbs_qp_attr_
     }
     err = verbs_qp_validate(verbs_qp, qp_attr, attr_mask, &t);
     if (err == DOCA_SUCCESS)
-        err = verbs_qp_check_values(verbs_qp, qp_attr, attr_mask);
+        err = verbs_qp_check_values(verbs_qp, qp_attr, attr_mask, t.prm->opcode);
     if (err != DOCA_SUCCESS)
         return err;
     PRM_SET(in, PRM_CMD_OPCODE, t.prm->opcode);

@@ -48,6 +48,10 @@ struct verbs_caps {
     bool atomic;
     bool cq_oi;
     bool no_dbr_ext;
+    bool lag_tx_port_affinity;       /* a QP's LAG port can be chosen */
+    bool init2_lag_tx_port_affinity; /* ... at RST->INIT (INIT->RTR otherwise) */
+    bool rts2rts_lag_tx_port_affinity;
+    uint8_t num_lag_ports;
 };
 
 struct doca_dev {
@@ -97,6 +101,8 @@ struct doca_verbs_cq_attr {
     doca_verbs_uar_t *uar;
     enum doca_verbs_cq_overrun overrun;
     uint8_t collapsed;
+    doca_verbs_comp_channel_t *comp_channel;
+    enum doca_verbs_cq_state st;
 };
 
 struct doca_verbs_cq_t {
@@ -112,6 +118,11 @@ struct doca_verbs_cq_t {
     bool collapsed;      /* every CQE is written to entry 0 */
     bool overrun_ignore; /* made with DOCA_VERBS_CQ_ENABLE_OVERRUN */
     atomic_int users;
+    /* Completion events (comp_channel.c) */
+    doca_verbs_comp_channel_t *comp_channel;
+    uint64_t event_cookie;      /* names this CQ in the channel's events */
+    atomic_uint arm_sn;         /* arms so far: the doorbell's sequence number */
+    atomic_uint events_unacked; /* delivered, not acknowledged yet */
 };
 
 struct doca_verbs_srq_init_attr {
@@ -191,6 +202,9 @@ struct doca_verbs_qp_attr {
     uint16_t min_rnr_timer;
     uint8_t max_rd_atomic;
     uint8_t max_dest_rd_atomic;
+    uint8_t lag_tx_port_affinity; /* DOCA_VERBS_QP_ATTR_LAG_TX_PORT_AFFINITY: 1..num_lag_ports */
+    bool counter_set_id_set;      /* counter_set_id goes with every transition that carries it */
+    uint8_t counter_set_id;
 };
 
 /* Where a QP's queues are, for the layers above (GPU handles, proxies). */
@@ -291,6 +305,31 @@ doca_error_t verbs_buf_write(const struct verbs_buf *buf, uint64_t off, const vo
 
 /* Marks every CQE of cq invalid and zeroes its doorbell record (cq.c; at creation and reset). */
 doca_error_t verbs_cq_init_memory(doca_verbs_cq_t *cq);
+
+/* ---- Completion channels (comp_channel.c) ---- */
+
+/* Subscribes cq's completion events to ch (cq->obj made, cq->comp_channel set by the caller). */
+doca_error_t verbs_comp_channel_attach(doca_verbs_comp_channel_t *ch, doca_verbs_cq_t *cq);
+/* Forgets cq: its later or still queued events are dropped. */
+void verbs_comp_channel_detach(doca_verbs_comp_channel_t *ch, doca_verbs_cq_t *cq);
+/*
+ * The CQ of the next event (non-blocking: AGAIN when there is none).
+ * count: the event is to be acknowledged (doca_verbs_ack_cq_events()).
+ */
+doca_error_t verbs_comp_channel_next(doca_verbs_comp_channel_t *ch, bool count,
+                                     doca_verbs_cq_t **cq_out);
+
+/*
+ * Arms cq for one event on its next solicited or error CQE, as software
+ * arms a ConnectX CQ: the arm word of the doorbell record (a CUDA copy when
+ * it is in GPU memory), then the UAR's CQ doorbell (cq.c).
+ */
+doca_error_t verbs_cq_arm_solicited(doca_verbs_cq_t *cq);
+
+/* ---- Traffic class (traffic_class.c) ---- */
+
+/* The N of a "Global tclass=N" line (0..255); NOT_FOUND without one. */
+doca_error_t verbs_parse_traffic_class(const char *text, uint8_t *tclass);
 
 /* ---- UAR (uar.c) ---- */
 

@@ -15,6 +15,9 @@
  *                                          without the fence it does not
  *        test_dp_onesided counter HANDLER  each counter variant's counter moves
  *                                          only once its operation completed
+ *        test_dp_onesided netevent         a net-event object names the QP whose
+ *                                          put met an error CQE, once, and no
+ *                                          QP for successful completions
  * A watchdog ends a test that hangs. HANDLER is a NIC handler value (1 runs a
  * proxy thread).
  */
@@ -320,6 +323,49 @@ static int run_counter(int handler)
     return dp_finish(&s, DP_CHECK_ERROR, 0, false);
 }
 
+/* The QP a net-event object names within a second, or NULL. */
+static struct doca_gpu_verbs_qp *next_net_event(doca_gpu_net_event_t ev)
+{
+    struct doca_gpu_verbs_qp *qp = NULL;
+
+    for (int ms = 0; ms < 1000 && qp == NULL; ms++) {
+        DP_CHECK(doca_gpu_net_event_get(ev, &qp) == DOCA_SUCCESS, "net_event_get");
+        if (qp == NULL)
+            usleep(1000);
+    }
+    return qp;
+}
+
+/* An exported QP's send CQ armed through a net-event object: only its error CQE reports. */
+static int run_net_event(void)
+{
+    struct dp_cfg c = cfg_of(AUTO, false);
+    doca_gpu_net_event_t ev = NULL;
+    struct doca_gpu_verbs_qp *none = NULL;
+    struct dp_side s;
+    struct dp_plan p;
+    uint64_t t = 0;
+
+    dp_start(&s, &c);
+    dp_plan_of(&s, &p);
+    DP_CHECK(doca_gpu_verbs_req_notify_cq(NULL, NULL) == DOCA_ERROR_INVALID_VALUE, "NULL CQ");
+    DP_CHECK(doca_gpu_net_event_create(NULL, &ev) == DOCA_ERROR_INVALID_VALUE, "NULL device");
+    DP_CHECK(doca_gpu_net_event_create(s.d.dev, &ev) == DOCA_SUCCESS, "net_event_create");
+    DP_CHECK(doca_gpu_net_event_subscribe(ev, s.gqp, 0) == DOCA_ERROR_INVALID_VALUE, "0 QPs");
+    DP_CHECK(doca_gpu_net_event_subscribe(ev, &none, 1) == DOCA_ERROR_INVALID_VALUE, "NULL QP");
+    DP_CHECK(doca_gpu_net_event_subscribe(ev, s.gqp, 1) == DOCA_SUCCESS, "subscribe");
+    DP_CHECK(doca_gpu_net_event_subscribe(ev, s.gqp, 1) == DOCA_SUCCESS, "subscribe again");
+    DP_CHECK(doca_gpu_verbs_unexport_qp(s.gpu, s.gqp[0]) == DOCA_ERROR_IN_USE,
+             "unexport while subscribed");
+    DP_CHECK(read_back(s.dev[0], &p, DP_GET_OFF, CTR_GET, 64) == 0, "get");
+    DP_CHECK(next_net_event(ev) == NULL, "an event for a successful completion");
+    DP_CHECK(dp_error(s.dev[0], &p, AUTO, &t) == -EIO, "put with a wrong key");
+    DP_CHECK(next_net_event(ev) == s.gqp[0], "no event naming the QP of the error CQE");
+    DP_CHECK(next_net_event(ev) == NULL, "a second event from one arm");
+    DP_CHECK(doca_gpu_net_event_destroy(ev) == DOCA_SUCCESS, "net_event_destroy");
+    return dp_finish(&s, DP_CHECK_ERROR, 0, false);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -335,9 +381,11 @@ int main(int argc, char **argv)
         rc = run_fence(handler);
     else if (strcmp(mode, "counter") == 0)
         rc = run_counter(handler);
+    else if (strcmp(mode, "netevent") == 0)
+        rc = run_net_event();
     else {
         fprintf(stderr, "usage: test_dp_onesided fresh | error | fence [HANDLER] | "
-                        "counter [HANDLER]\n");
+                        "counter [HANDLER] | netevent\n");
         return 2;
     }
     printf("%s: %s (%d failures)\n", mode, rc == 0 ? "passed" : "FAILED", dp_failures);

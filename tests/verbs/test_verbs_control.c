@@ -4,7 +4,8 @@
  * arguments, bad sizes, one external UMEM of two, destroying objects in
  * use, illegal QP transitions, missing and forbidden mask bits) and the
  * objects it makes (device attributes, UMEM, UAR, CQ, QP, state machine,
- * query).
+ * query), and the attributes of a device without LAG, congestion-control
+ * groups or a global traffic class.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "verbs/verbs_internal.h" /* verbs_parse_traffic_class */
 #include "verbs_test.h"
 
 #define A(bit) DOCA_VERBS_QP_ATTR_##bit
@@ -408,6 +410,56 @@ static void test_forbidden_bits(void **state)
                      DOCA_ERROR_INVALID_VALUE);
 }
 
+/* softmlx5 has one port and no LAG; counter set ids go with the transitions; CC groups need the
+ * SDK. */
+static void test_lag_counters_cc(void **state)
+{
+    struct fx *f = *state;
+    struct doca_verbs_device_attr *da = NULL;
+    uint8_t tc = 0;
+
+    assert_int_equal(doca_verbs_query_device(f->d.ctx, &da), DOCA_SUCCESS);
+    assert_int_equal(doca_verbs_device_attr_get_is_lag_tx_port_affinity_supported(da), 0);
+    assert_int_equal(doca_verbs_device_attr_get_num_lag_ports(da), 0);
+    assert_int_equal(doca_verbs_device_attr_get_is_init2_lag_tx_port_affinity_supported(da), 0);
+    assert_int_equal(doca_verbs_device_attr_get_is_rts2rts_lag_tx_port_affinity_supported(da), 0);
+    assert_int_equal(doca_verbs_device_attr_get_num_lag_ports(NULL), 0);
+    doca_verbs_device_attr_free(da);
+
+    assert_int_equal(doca_verbs_qp_attr_set_lag_tx_port_affinity(f->attr, 16),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_qp_attr_set_lag_tx_port_affinity(f->attr, 1), DOCA_SUCCESS);
+    doca_verbs_qp_attr_set_next_state(f->attr, DOCA_VERBS_QP_STATE_INIT);
+    doca_verbs_qp_attr_set_port_num(f->attr, 1);
+    assert_int_equal(doca_verbs_qp_modify(f->qp, f->attr,
+                                          A(NEXT_STATE) | A(PKEY_INDEX) | A(PORT_NUM) |
+                                                  A(ALLOW_REMOTE_WRITE) | A(ALLOW_REMOTE_READ) |
+                                                  A(LAG_TX_PORT_AFFINITY)),
+                     DOCA_ERROR_NOT_SUPPORTED);
+
+    assert_int_equal(doca_verbs_qp_attr_set_cc_group(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_qp_attr_set_cc_group(f->attr, NULL), DOCA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(doca_verbs_qp_modify(f->qp, f->attr, A(NEXT_STATE) | A(CC_GROUP)),
+                     DOCA_ERROR_NOT_SUPPORTED);
+
+    assert_int_equal(doca_verbs_qp_attr_set_counter_set_id(f->attr, 256), DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_qp_attr_set_counter_set_id(NULL, 1), DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_qp_attr_set_counter_set_id(f->attr, 3), DOCA_SUCCESS);
+    assert_int_equal(to_init(f), DOCA_SUCCESS);
+    assert_int_equal(to_rtr(f), DOCA_SUCCESS);
+    assert_int_equal(to_rts(f), DOCA_SUCCESS);
+
+    assert_int_equal(doca_verbs_query_global_traffic_class(f->d.dev, 0, &tc),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_query_global_traffic_class(NULL, 1, &tc), DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_verbs_query_global_traffic_class(f->d.dev, 1, &tc), DOCA_ERROR_NOT_FOUND);
+    assert_int_equal(verbs_parse_traffic_class("Global tclass=106\\n", &tc), DOCA_SUCCESS);
+    assert_int_equal(tc, 106);
+    assert_int_equal(verbs_parse_traffic_class("Global tclass=300\\n", &tc), DOCA_ERROR_NOT_FOUND);
+    assert_int_equal(verbs_parse_traffic_class("tclass=5\\n", &tc), DOCA_ERROR_NOT_FOUND);
+    assert_int_equal(verbs_parse_traffic_class("Global tclass=\\n", &tc), DOCA_ERROR_NOT_FOUND);
+}
+
 static void test_state_machine_and_query(void **state)
 {
     struct fx *f = *state;
@@ -577,6 +629,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_state_machine_and_query, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_layout_and_modes, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_srq, fx_setup, fx_teardown),
+            cmocka_unit_test_setup_teardown(test_lag_counters_cc, fx_setup, fx_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

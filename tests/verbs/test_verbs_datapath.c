@@ -9,7 +9,7 @@
  * entries, so both rings wrap. Local mode then receives a send and a write
  * with immediate through an SRQ (WQEs posted by hand into its ring).
  *
- * Usage: test_verbs_datapath local | fork | gpu
+ * Usage: test_verbs_datapath local | fork | gpu | events
  *   local: both QPs in this process; fork: one per process (fork before the
  *   device is opened; the peers trade addresses over a socketpair); gpu:
  *   as local, with each CQ's ring and doorbell record and each QP's work
@@ -17,7 +17,9 @@
  *   (exit 77, "skipped: ...", without a usable GPU). Every access to a ring
  *   or doorbell record goes through a ring_mem: plain loads and stores in
  *   host memory, cuMemcpyHtoD / cuMemcpyDtoH in GPU memory. The UAR and the
- *   data buffers are host memory in every mode.
+ *   data buffers are host memory in every mode. events: completion events
+ *   of a CQ on a DOCA Verbs completion channel, armed by its `st` at
+ *   creation and by the arm doorbell (record word, then UAR register).
  */
 #include <endian.h>
 #include <stdbool.h>
@@ -33,6 +35,7 @@
 #include "emu_cuda_test.h"
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
+#include "prm/prm_cq.h"
 #include "verbs_test.h"
 
 #define BUF_SIZE   8192
@@ -205,7 +208,8 @@ static int end_create(struct vt_dev *d, struct end *e, const struct ring_mem *me
     uint32_t word;
 
     e->mem = mem;
-    e->cq = end_cq(d, e);
+    if (e->cq == NULL) /* events mode makes its own */
+        e->cq = end_cq(d, e);
     if (e->cq == NULL)
         return -1;
     ia = vt_qp_attr(d->dev, e->cq, SQ_WR, RQ_WR);
@@ -616,6 +620,128 @@ static int run_local(const struct ring_mem *mem)
     return failures != 0;
 }
 
+/* --- completion events (events mode) ----------------------------------------------------- */
+
+/* Arms e's CQ as software does: the record's arm word, then the UAR's CQ doorbell. */
+static void arm_cq(struct end *e, uint32_t cmd, uint32_t sn)
+{
+    uint64_t *uar_db;
+    uint32_t *arm, cqn, word = sn << PRM_CQ_DB_SN_SHIFT | cmd | (e->cq_ci & PRM_CQ_DB_CI_MASK);
+
+    doca_verbs_cq_get_dbr_addr(e->cq, &uar_db, NULL, &arm);
+    doca_verbs_cq_get_cqn(e->cq, &cqn);
+    __atomic_store_n(arm, htobe32(word), __ATOMIC_RELEASE);
+    __atomic_store_n(uar_db, htobe64((uint64_t)word << 32 | cqn), __ATOMIC_RELEASE);
+}
+
+/* The next event's cq_context, waiting up to TIMEOUT_MS; NULL when none came. */
+static void *wait_event(doca_verbs_comp_channel_t *ch, int timeout_ms)
+{
+    struct timespec t = {0, 1000000};
+    void *ctx = NULL;
+
+    for (int waited = 0; waited <= timeout_ms; waited++) {
+        doca_error_t err = doca_verbs_get_cq_comp_channel_event(ch, &ctx);
+
+        if (err == DOCA_SUCCESS)
+            return ctx;
+        CHECK(err == DOCA_ERROR_AGAIN && ctx == NULL, "get event: %d", (int)err);
+        nanosleep(&t, NULL);
+    }
+    return NULL;
+}
+
+/* One write of 64 bytes from a to b (offset 0); its CQE polled. */
+static void write_ok(struct end *a, const struct info *r, const char *what)
+{
+    post_rdma(a, PRM_WQE_OPCODE_RDMA_WRITE, 0, 64, r, 0, 0);
+    expect_cqe(a, PRM_CQE_OPCODE_REQ, what);
+}
+
+static int run_events(void)
+{
+    static int ctx_a, ctx_b; /* the user data events carry */
+    doca_verbs_comp_channel_t *ch = NULL;
+    doca_verbs_cq_attr_t *attr = NULL;
+    struct vt_dev d;
+    struct end a = {0}, b = {0};
+    struct info ia, ib, bad;
+    void *ctx = NULL;
+
+    vt_open(&d);
+    CHECK(doca_verbs_comp_channel_create(NULL, &ch) == DOCA_ERROR_INVALID_VALUE, "NULL device");
+    if (doca_verbs_comp_channel_create(d.dev, &ch) != DOCA_SUCCESS ||
+        doca_verbs_cq_attr_create(&attr) != DOCA_SUCCESS) {
+        fprintf(stderr, "FAIL: completion channel\n");
+        return 1;
+    }
+    doca_verbs_cq_attr_set_cq_size(attr, CQ_SIZE);
+    doca_verbs_cq_attr_set_cq_context(attr, &ctx_a);
+    doca_verbs_cq_attr_set_comp_channel(attr, ch);
+    CHECK(doca_verbs_cq_attr_set_st(attr, (enum doca_verbs_cq_state)7) == DOCA_ERROR_INVALID_VALUE,
+          "st outside the enum");
+    CHECK(doca_verbs_cq_attr_set_st(attr, DOCA_VERBS_CQ_ST_NOTIFICATION_REQUEST_ARMED) ==
+                  DOCA_SUCCESS,
+          "st armed");
+    CHECK(doca_verbs_cq_create(d.dev, attr, &a.cq) == DOCA_SUCCESS, "CQ on the channel");
+    doca_verbs_cq_attr_destroy(attr);
+    if (end_create(&d, &a, &host_mem) != 0 || end_create(&d, &b, &host_mem) != 0) {
+        fprintf(stderr, "FAIL: cannot create the QPs\n");
+        return 1;
+    }
+    info_of(&d, &a, &ia);
+    info_of(&d, &b, &ib);
+    if (connect_qp(&d, &a, &ib) != 0 || connect_qp(&d, &b, &ia) != 0) {
+        fprintf(stderr, "FAIL: cannot bring the QPs to RTS\n");
+        return 1;
+    }
+    CHECK(doca_verbs_get_cq_comp_channel_event(ch, &ctx) == DOCA_ERROR_AGAIN && ctx == NULL,
+          "an event before any CQE");
+
+    /* Armed at creation (st): the first CQE fires, once. */
+    write_ok(&a, &ib, "write under st armed");
+    CHECK(wait_event(ch, TIMEOUT_MS) == &ctx_a, "no event for the CQE of a CQ created armed");
+    write_ok(&a, &ib, "write after the event");
+    CHECK(wait_event(ch, 50) == NULL, "a second event without re-arming");
+    CHECK(doca_verbs_cq_destroy(a.cq) == DOCA_ERROR_IN_USE, "CQ destroy with a QP");
+    CHECK(doca_verbs_ack_cq_events(a.cq, 2) == DOCA_ERROR_INVALID_VALUE,
+          "ack more than handed out");
+    CHECK(doca_verbs_ack_cq_events(a.cq, 0) == DOCA_ERROR_INVALID_VALUE, "ack 0");
+    CHECK(doca_verbs_ack_cq_events(a.cq, 1) == DOCA_SUCCESS, "ack");
+
+    /* Arm for any CQE through the doorbell; a new cq_context. */
+    CHECK(doca_verbs_cq_set_cq_context(a.cq, &ctx_b) == DOCA_SUCCESS, "set cq_context");
+    arm_cq(&a, PRM_CQ_DB_CMD_REQ_NOT, 1);
+    CHECK(wait_event(ch, 50) == NULL, "an event with no new CQE");
+    write_ok(&a, &ib, "write under REQ_NOT");
+    CHECK(wait_event(ch, TIMEOUT_MS) == &ctx_b, "no event after the arm doorbell");
+    CHECK(doca_verbs_ack_cq_events(a.cq, 1) == DOCA_SUCCESS, "ack");
+
+    /* Solicited-only: a successful CQE does not fire, an error CQE does. */
+    arm_cq(&a, PRM_CQ_DB_CMD_REQ_NOT_SOL, 2);
+    write_ok(&a, &ib, "write under REQ_NOT_SOL");
+    CHECK(wait_event(ch, 50) == NULL, "a solicited-only arm fired on a successful CQE");
+    bad = ib;
+    bad.rkey ^= 0xffff00;
+    post_rdma(&a, PRM_WQE_OPCODE_RDMA_WRITE, 0, 64, &bad, 0, 0);
+    expect_cqe(&a, PRM_CQE_OPCODE_REQ_ERR, "write with a wrong rkey");
+    CHECK(wait_event(ch, TIMEOUT_MS) == &ctx_b, "no event for the error CQE");
+
+    CHECK(doca_verbs_comp_channel_destroy(ch) == DOCA_ERROR_IN_USE, "channel destroy with a CQ");
+    CHECK(doca_verbs_qp_destroy(a.qp) == DOCA_SUCCESS, "QP destroy");
+    CHECK(doca_verbs_cq_destroy(a.cq) == DOCA_ERROR_IN_USE, "CQ destroy with an unacked event");
+    CHECK(doca_verbs_ack_cq_events(a.cq, 1) == DOCA_SUCCESS, "ack");
+    a.qp = NULL;
+    CHECK(doca_verbs_cq_destroy(a.cq) == DOCA_SUCCESS, "CQ destroy");
+    a.cq = NULL;
+    ibv_dereg_mr(a.mr);
+    free(a.buf);
+    end_destroy(&b);
+    CHECK(doca_verbs_comp_channel_destroy(ch) == DOCA_SUCCESS, "channel destroy");
+    vt_close(&d);
+    return failures != 0;
+}
+
 static int run_fork(void)
 {
     int sv[2], fd, status = 0;
@@ -687,7 +813,9 @@ int main(int argc, char **argv)
         }
         rc = run_local(&gpu_mem);
     } else {
-        rc = strcmp(mode, "fork") == 0 ? run_fork() : run_local(&host_mem);
+        rc = strcmp(mode, "fork") == 0     ? run_fork()
+             : strcmp(mode, "events") == 0 ? run_events()
+                                           : run_local(&host_mem);
     }
     printf("%s: %s (%d failures)\n", mode, rc == 0 ? "passed" : "FAILED", failures);
     return rc;
