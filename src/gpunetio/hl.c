@@ -2,22 +2,26 @@
 /*
  * High-level QP helpers: the UAR, the send CQ and the RC QP, with their
  * memory where the data path wants it (doca_gpunetio_high_level.h), then the
- * export. The NIC handler is decided before the QP exists because it says
- * where the QP's doorbell record goes: GPU memory when kernels ring the
- * doorbell, host memory when a CPU proxy does.
+ * export, and with a completion channel the CQ's context and arm. The NIC
+ * handler is decided before the QP exists because it says where the QP's
+ * doorbell record goes: GPU memory when kernels ring the doorbell, host
+ * memory when a CPU proxy does. hl_create() is the one path for single
+ * QPs, groups and lists (hl_list.c): it takes the four places of the rings
+ * and records from its caller, or allocates memory of the QP's own.
  */
-#include <infiniband/verbs.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "doca_gpunetio_high_level.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_qp.h"
+#include "gpunetio/hl_internal.h"
 
-#define HL_DBR_BYTES 64 /* a doorbell record, alone in its cache line */
+#define HL_KNOWN_FLAGS                                                      \
+    ((uint32_t)DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT | \
+     (uint32_t)DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_PREFER_UAR_SHARING)
 
-static doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, void *out)
+doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, const void *out)
 {
     if (a == NULL || out == NULL || a->ibpd == NULL) {
         DOCA_LOG_ERR("attr (%p), its ibpd and the output (%p) must not be NULL", (const void *)a,
@@ -54,9 +58,9 @@ static doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, voi
                      a->send_dbr_mode_ext);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if ((a->flags & ~(uint32_t)DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT) != 0) {
-        DOCA_LOG_ERR("flags 0x%x: only DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT "
-                     "(0x1) is a flag",
+    if ((a->flags & ~HL_KNOWN_FLAGS) != 0) {
+        DOCA_LOG_ERR("flags 0x%x: the flags are SUPPORT_DATA_DIRECT (0x1) and PREFER_UAR_SHARING "
+                     "(0x2)",
                      a->flags);
         return DOCA_ERROR_INVALID_VALUE;
     }
@@ -80,103 +84,135 @@ static enum doca_gpu_dev_verbs_cq_type hl_cq_type(const struct doca_gpu_verbs_qp
                                                                    : DOCA_GPUNETIO_VERBS_CQ_UNKNOWN;
 }
 
-/* GPU memory of `size` bytes (64 KiB aligned) registered as a UMEM as mreg_type says. */
-static doca_error_t hl_gpu_umem(struct doca_gpu_verbs_qp_hl *hl,
-                                enum doca_gpu_verbs_mem_reg_type mreg, size_t size, void **ptr,
-                                doca_verbs_umem_t **umem)
-{
-    int fd = -1;
-    doca_error_t err;
-
-    /* dma-bufs export whole pages. */
-    size = verbs_align_up(size, GPUNETIO_DMABUF_ALIGN);
-    err = doca_gpu_mem_alloc(hl->gpu_dev, size, DOCA_GPUNETIO_VERBS_PAGE_SIZE,
-                             DOCA_GPU_MEM_TYPE_GPU, ptr, NULL);
-    if (err != DOCA_SUCCESS)
-        return err;
-    /* DEFAULT tries a dma-buf only where the GPU offers one (no refusal logged otherwise). */
-    if (mreg == DOCA_GPUNETIO_VERBS_MEM_REG_TYPE_CUDA_DMABUF ||
-        (mreg == DOCA_GPUNETIO_VERBS_MEM_REG_TYPE_DEFAULT && hl->gpu_dev->dmabuf)) {
-        err = doca_gpu_dmabuf_fd(hl->gpu_dev, *ptr, size, &fd);
-        if (err != DOCA_SUCCESS && mreg == DOCA_GPUNETIO_VERBS_MEM_REG_TYPE_CUDA_DMABUF)
-            goto free_mem;
-    }
-    err = doca_verbs_umem_create(hl->dev, hl->gpu_dev, *ptr, size, IBV_ACCESS_LOCAL_WRITE,
-                                 fd >= 0 ? fd : (int)DOCA_VERBS_DMABUF_INVALID_FD, 0, umem);
-    if (fd >= 0)
-        close(fd); /* the registration holds the dma-buf */
-    if (err == DOCA_SUCCESS)
-        return DOCA_SUCCESS;
-free_mem:
-    doca_gpu_mem_free(hl->gpu_dev, *ptr);
-    *ptr = NULL;
-    return err;
-}
-
-/* Pinned host memory for the QP's doorbell record under a CPU proxy. */
-static doca_error_t hl_host_dbr(struct doca_gpu_verbs_qp_hl *hl)
-{
-    void *cpu_ptr = NULL;
-    doca_error_t err =
-            doca_gpu_mem_alloc(hl->gpu_dev, HL_DBR_BYTES, 4096, DOCA_GPU_MEM_TYPE_CPU_GPU,
-                               &hl->qp_umem_dbr_gpu_ptr, &cpu_ptr);
-
-    if (err != DOCA_SUCCESS)
-        return err;
-    err = doca_verbs_umem_create(hl->dev, NULL, cpu_ptr, HL_DBR_BYTES, IBV_ACCESS_LOCAL_WRITE,
-                                 (int)DOCA_VERBS_DMABUF_INVALID_FD, 0, &hl->qp_umem_dbr);
-    if (err != DOCA_SUCCESS) {
-        doca_gpu_mem_free(hl->gpu_dev, hl->qp_umem_dbr_gpu_ptr);
-        hl->qp_umem_dbr_gpu_ptr = NULL;
-    }
-    return err;
-}
-
-static doca_error_t hl_uar(struct doca_gpu_verbs_qp_hl *hl, uint32_t handler)
+doca_error_t hl_uar(doca_dev_t *dev, enum doca_gpu_dev_verbs_nic_handler handler,
+                    bool prefer_sharing, doca_verbs_uar_t **uar)
 {
     if (handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF)
-        return doca_verbs_uar_create(hl->dev, DOCA_VERBS_UAR_ALLOCATION_TYPE_BLUEFLAME,
-                                     &hl->external_uar);
-    if (doca_verbs_uar_create(hl->dev, DOCA_VERBS_UAR_ALLOCATION_TYPE_NONCACHE_DEDICATED,
-                              &hl->external_uar) == DOCA_SUCCESS)
+        return doca_verbs_uar_create(dev, DOCA_VERBS_UAR_ALLOCATION_TYPE_BLUEFLAME, uar);
+    if (!prefer_sharing &&
+        doca_verbs_uar_create(dev, DOCA_VERBS_UAR_ALLOCATION_TYPE_NONCACHE_DEDICATED, uar) ==
+                DOCA_SUCCESS)
         return DOCA_SUCCESS;
-    return doca_verbs_uar_create(hl->dev, DOCA_VERBS_UAR_ALLOCATION_TYPE_NONCACHE,
-                                 &hl->external_uar);
+    return doca_verbs_uar_create(dev, DOCA_VERBS_UAR_ALLOCATION_TYPE_NONCACHE, uar);
 }
 
-static doca_error_t hl_cq(struct doca_gpu_verbs_qp_hl *hl,
-                          const struct doca_gpu_verbs_qp_init_attr_hl *a, uint32_t entries)
+doca_error_t hl_plan_make(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_dev_t *dev,
+                          doca_verbs_uar_t *uar, struct hl_plan *plan)
 {
-    size_t ring = (size_t)entries * VERBS_CQE_SIZE;
+    enum hl_mem_kind rings = a->enable_umem_cpu ? HL_MEM_PINNED : HL_MEM_GPU;
+    void *reg = NULL;
+    doca_error_t err;
+
+    memset(plan, 0, sizeof(*plan));
+    plan->attr = a;
+    plan->dev = dev;
+    plan->handler = a->nic_handler;
+    plan->sq_wr = 1u << verbs_log2_ceil(a->sq_nwqe);
+    plan->cq_entries = hl_collapsed(a) ? 1 : plan->sq_wr;
+    if (plan->handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO) {
+        doca_verbs_uar_reg_addr_get(uar, &reg);
+        err = gpunetio_auto_handler(a->gpu_dev, a->send_dbr_mode_ext, reg, true, "new QP",
+                                    &plan->handler);
+        if (err != DOCA_SUCCESS)
+            return err;
+    }
+    if (a->gpu_dev == NULL) {
+        plan->cq_kind = plan->sq_kind = plan->sq_dbr_kind = HL_MEM_HOST;
+        return DOCA_SUCCESS;
+    }
+    plan->cq_kind = plan->sq_kind = rings;
+    /* A CPU proxy writes the QP's record from the host. */
+    plan->sq_dbr_kind = (plan->handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0
+                                ? HL_MEM_PINNED
+                                : rings;
+    return DOCA_SUCCESS;
+}
+
+static struct hl_place hl_place_of(doca_verbs_umem_t *umem, uint64_t offset, void *base,
+                                   enum hl_mem_kind kind)
+{
+    struct hl_place p = {
+            .umem = umem,
+            .offset = offset,
+            .addr = (uint8_t *)base + offset,
+            .gpu_mem = kind == HL_MEM_GPU,
+    };
+
+    return p;
+}
+
+/*
+ * Memory of hl's own (a single QP with a GPU): the CQ ring with its record
+ * after it, the work queue with the QP's record after it unless that goes
+ * to memory of another kind (a CPU proxy's), which then has its own.
+ */
+static doca_error_t hl_own_places(const struct hl_plan *p, struct doca_gpu_verbs_qp_hl *hl,
+                                  struct hl_places *pl)
+{
+    const struct doca_gpu_verbs_qp_init_attr_hl *a = p->attr;
+    size_t ring = (size_t)p->cq_entries * VERBS_CQE_SIZE;
+    size_t wq = (size_t)p->sq_wr * VERBS_SQ_STRIDE;
+    bool dbr_with_wq = p->sq_dbr_kind == p->sq_kind;
+    void *cpu = NULL;
+    doca_error_t err;
+
+    err = hl_mem_alloc(hl->gpu_dev, hl->dev, p->cq_kind, a->mreg_type, ring + HL_DBR_BYTES,
+                       &hl->cq_sq_umem_gpu_ptr, &cpu, &hl->cq_sq_umem, NULL);
+    if (err != DOCA_SUCCESS)
+        return err;
+    pl->cq_ring = hl_place_of(hl->cq_sq_umem, 0, hl->cq_sq_umem_gpu_ptr, p->cq_kind);
+    pl->cq_dbr = hl_place_of(hl->cq_sq_umem, ring, hl->cq_sq_umem_gpu_ptr, p->cq_kind);
+    err = hl_mem_alloc(hl->gpu_dev, hl->dev, p->sq_kind, a->mreg_type,
+                       wq + (dbr_with_wq ? HL_DBR_BYTES : 0), &hl->qp_umem_gpu_ptr, &cpu,
+                       &hl->qp_umem, NULL);
+    if (err != DOCA_SUCCESS)
+        return err;
+    pl->sq_ring = hl_place_of(hl->qp_umem, 0, hl->qp_umem_gpu_ptr, p->sq_kind);
+    if (dbr_with_wq) {
+        pl->sq_dbr = hl_place_of(hl->qp_umem, wq, hl->qp_umem_gpu_ptr, p->sq_kind);
+    } else {
+        err = hl_mem_alloc(hl->gpu_dev, hl->dev, p->sq_dbr_kind, a->mreg_type, HL_DBR_BYTES,
+                           &hl->qp_umem_dbr_gpu_ptr, &cpu, &hl->qp_umem_dbr, NULL);
+        if (err != DOCA_SUCCESS)
+            return err;
+        pl->sq_dbr = hl_place_of(hl->qp_umem_dbr, 0, hl->qp_umem_dbr_gpu_ptr, p->sq_dbr_kind);
+    }
+    hl->qp_umem_dbr_gpu_ptr = pl->sq_dbr.addr;
+    return DOCA_SUCCESS;
+}
+
+/* The send CQ on hl's UAR, in places (NULL: library memory). */
+static doca_error_t hl_cq(const struct hl_plan *p, struct doca_gpu_verbs_qp_hl *hl,
+                          const struct hl_places *pl)
+{
     doca_verbs_cq_attr_t *attr = NULL;
     doca_error_t err = doca_verbs_cq_attr_create(&attr);
 
     if (err != DOCA_SUCCESS)
         return err;
-    doca_verbs_cq_attr_set_cq_size(attr, entries);
+    doca_verbs_cq_attr_set_cq_size(attr, p->cq_entries);
     doca_verbs_cq_attr_set_cq_overrun(attr, DOCA_VERBS_CQ_ENABLE_OVERRUN);
-    doca_verbs_cq_attr_set_cq_collapsed(attr, hl_collapsed(a));
+    doca_verbs_cq_attr_set_cq_collapsed(attr, hl_collapsed(p->attr));
     doca_verbs_cq_attr_set_external_uar(attr, hl->external_uar);
-    if (hl->gpu_dev != NULL) {
-        err = hl_gpu_umem(hl, a->mreg_type, ring + HL_DBR_BYTES, &hl->cq_sq_umem_gpu_ptr,
-                          &hl->cq_sq_umem);
-        if (err == DOCA_SUCCESS) {
-            doca_verbs_cq_attr_set_external_umem(attr, hl->cq_sq_umem, 0);
-            doca_verbs_cq_attr_set_external_dbr_umem(attr, hl->cq_sq_umem, ring);
-        }
+    if (pl != NULL) {
+        err = doca_verbs_cq_attr_set_external_umem(attr, pl->cq_ring.umem, pl->cq_ring.offset);
+        if (err == DOCA_SUCCESS)
+            err = doca_verbs_cq_attr_set_external_dbr_umem(attr, pl->cq_dbr.umem,
+                                                           pl->cq_dbr.offset);
     }
+    if (err == DOCA_SUCCESS && p->attr->comp_channel != NULL)
+        err = doca_verbs_cq_attr_set_comp_channel(attr, p->attr->comp_channel);
     if (err == DOCA_SUCCESS)
         err = doca_verbs_cq_create(hl->dev, attr, &hl->cq_sq);
     doca_verbs_cq_attr_destroy(attr);
     return err;
 }
 
-static doca_error_t hl_qp(struct doca_gpu_verbs_qp_hl *hl,
-                          const struct doca_gpu_verbs_qp_init_attr_hl *a, uint32_t sq_wr,
-                          uint32_t handler)
+/* The RC QP on hl's CQ and UAR, its queue and record in places (NULL: library memory). */
+static doca_error_t hl_qp(const struct hl_plan *p, struct doca_gpu_verbs_qp_hl *hl,
+                          const struct hl_places *pl)
 {
-    size_t wq = (size_t)sq_wr * VERBS_SQ_STRIDE;
-    bool proxy = (handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0;
+    const struct doca_gpu_verbs_qp_init_attr_hl *a = p->attr;
     doca_verbs_qp_init_attr_t *attr = NULL;
     doca_error_t err = doca_verbs_qp_init_attr_create(&attr);
 
@@ -185,34 +221,23 @@ static doca_error_t hl_qp(struct doca_gpu_verbs_qp_hl *hl,
     doca_verbs_qp_init_attr_set_pd(attr, hl->dev);
     doca_verbs_qp_init_attr_set_send_cq(attr, hl->cq_sq);
     doca_verbs_qp_init_attr_set_receive_cq(attr, hl->cq_sq);
-    doca_verbs_qp_init_attr_set_sq_wr(attr, sq_wr);
+    doca_verbs_qp_init_attr_set_sq_wr(attr, p->sq_wr);
     doca_verbs_qp_init_attr_set_send_max_sges(attr, 1);
     doca_verbs_qp_init_attr_set_max_inline_data(attr, DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE);
     doca_verbs_qp_init_attr_set_qp_type(attr, DOCA_VERBS_QP_TYPE_RC);
-    if (err == DOCA_SUCCESS)
-        err = doca_verbs_qp_init_attr_set_ordering_semantic(attr, a->ordering_semantic);
     doca_verbs_qp_init_attr_set_external_uar(attr, hl->external_uar);
+    err = doca_verbs_qp_init_attr_set_ordering_semantic(attr, a->ordering_semantic);
     if (a->send_dbr_mode_ext != DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR) {
         doca_verbs_qp_init_attr_set_send_dbr_mode(attr, DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_EXT);
         doca_verbs_qp_init_attr_set_emulate_no_dbr_ext(
                 attr,
                 a->send_dbr_mode_ext == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED);
     }
-    if (hl->gpu_dev != NULL) {
-        /* The work queue, and the doorbell record after it unless a CPU proxy writes it. */
-        err = hl_gpu_umem(hl, a->mreg_type, wq + (proxy ? 0 : HL_DBR_BYTES), &hl->qp_umem_gpu_ptr,
-                          &hl->qp_umem);
-        if (err == DOCA_SUCCESS && proxy)
-            err = hl_host_dbr(hl);
-        if (err == DOCA_SUCCESS) {
-            doca_verbs_qp_init_attr_set_external_umem(attr, hl->qp_umem, 0);
-            if (proxy) {
-                doca_verbs_qp_init_attr_set_external_umem_dbr(attr, hl->qp_umem_dbr, 0);
-            } else {
-                doca_verbs_qp_init_attr_set_external_umem_dbr(attr, hl->qp_umem, wq);
-                hl->qp_umem_dbr_gpu_ptr = (uint8_t *)hl->qp_umem_gpu_ptr + wq;
-            }
-        }
+    if (err == DOCA_SUCCESS && pl != NULL) {
+        err = doca_verbs_qp_init_attr_set_external_umem(attr, pl->sq_ring.umem, pl->sq_ring.offset);
+        if (err == DOCA_SUCCESS)
+            err = doca_verbs_qp_init_attr_set_external_umem_dbr(attr, pl->sq_dbr.umem,
+                                                                pl->sq_dbr.offset);
     }
     if (err == DOCA_SUCCESS)
         err = doca_verbs_qp_create(hl->dev, attr, &hl->qp);
@@ -220,8 +245,72 @@ static doca_error_t hl_qp(struct doca_gpu_verbs_qp_hl *hl,
     return err;
 }
 
-/* Frees whatever part of hl was made (the UAR only when owned). */
-static void hl_release(struct doca_gpu_verbs_qp_hl *hl, bool owns_uar)
+/* comp_channel: events of the send CQ carry the exported QP, armed for the first one. */
+static doca_error_t hl_arm(struct doca_gpu_verbs_qp_hl *hl)
+{
+    doca_error_t err = doca_verbs_cq_set_cq_context(hl->cq_sq, hl->qp_gverbs);
+
+    if (err == DOCA_SUCCESS)
+        err = doca_gpu_verbs_req_notify_cq(hl->gpu_dev, hl->cq_sq);
+    return err;
+}
+
+doca_error_t hl_create(const struct hl_plan *p, doca_verbs_uar_t *uar,
+                       const struct hl_places *places, struct doca_gpu_verbs_qp_hl *hl)
+{
+    const struct doca_gpu_verbs_qp_init_attr_hl *a = p->attr;
+    struct hl_places own;
+    doca_error_t err;
+
+    hl->gpu_dev = a->gpu_dev;
+    hl->dev = p->dev;
+    hl->send_dbr_mode_ext = a->send_dbr_mode_ext;
+    hl->external_uar = uar;
+    if (places == NULL && a->gpu_dev != NULL) {
+        err = hl_own_places(p, hl, &own);
+        if (err != DOCA_SUCCESS)
+            return err;
+        places = &own;
+    } else if (places != NULL) {
+        hl->cq_sq_umem_gpu_ptr = places->cq_ring.addr;
+        hl->qp_umem_gpu_ptr = places->sq_ring.addr;
+        hl->qp_umem_dbr_gpu_ptr = places->sq_dbr.addr;
+    }
+    err = hl_cq(p, hl, places);
+    if (err == DOCA_SUCCESS)
+        err = hl_qp(p, hl, places);
+    if (err == DOCA_SUCCESS)
+        err = doca_gpu_verbs_export_qp(
+                a->gpu_dev, hl->qp, p->handler,
+                places != NULL && places->sq_ring.gpu_mem ? places->sq_ring.addr : NULL, hl->cq_sq,
+                a->send_dbr_mode_ext, hl_cq_type(a),
+                (a->flags & DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT) != 0,
+                &hl->qp_gverbs);
+    if (err == DOCA_SUCCESS)
+        err = doca_gpu_verbs_get_nic_handler(hl->qp_gverbs, &hl->nic_handler);
+    if (err == DOCA_SUCCESS && a->comp_channel != NULL)
+        err = hl_arm(hl);
+    return err;
+}
+
+doca_error_t hl_releasable(const struct doca_gpu_verbs_qp_hl *hl)
+{
+    if (hl->cq_sq != NULL && atomic_load(&hl->cq_sq->events_unacked) != 0) {
+        DOCA_LOG_ERR("the send CQ of QP %p has %u completion events not acknowledged: call "
+                     "doca_verbs_ack_cq_events() first",
+                     (void *)hl->qp_gverbs, atomic_load(&hl->cq_sq->events_unacked));
+        return DOCA_ERROR_IN_USE;
+    }
+    if (hl->qp_gverbs != NULL && atomic_load(&hl->qp_gverbs->event_users) != 0) {
+        DOCA_LOG_ERR("QP %p is subscribed to a net-event object: destroy it first "
+                     "(doca_gpu_net_event_destroy)",
+                     (void *)hl->qp_gverbs);
+        return DOCA_ERROR_IN_USE;
+    }
+    return DOCA_SUCCESS;
+}
+
+void hl_release(struct doca_gpu_verbs_qp_hl *hl, unsigned int own)
 {
     if (hl->qp_gverbs != NULL)
         doca_gpu_verbs_unexport_qp(hl->gpu_dev, hl->qp_gverbs);
@@ -229,71 +318,62 @@ static void hl_release(struct doca_gpu_verbs_qp_hl *hl, bool owns_uar)
         doca_verbs_qp_destroy(hl->qp);
     if (hl->cq_sq != NULL)
         doca_verbs_cq_destroy(hl->cq_sq);
-    if (hl->qp_umem_dbr != NULL) {
-        doca_verbs_umem_destroy(hl->qp_umem_dbr);
-        doca_gpu_mem_free(hl->gpu_dev, hl->qp_umem_dbr_gpu_ptr);
+    if (own & HL_OWN_MEM) {
+        /* A record after the work queue has no memory of its own. */
+        if (hl->qp_umem_dbr != NULL)
+            hl_mem_free(hl->gpu_dev, HL_MEM_GPU, hl->qp_umem_dbr_gpu_ptr, NULL, hl->qp_umem_dbr);
+        hl_mem_free(hl->gpu_dev, HL_MEM_GPU, hl->qp_umem_gpu_ptr, NULL, hl->qp_umem);
+        hl_mem_free(hl->gpu_dev, HL_MEM_GPU, hl->cq_sq_umem_gpu_ptr, NULL, hl->cq_sq_umem);
     }
-    if (hl->qp_umem != NULL)
-        doca_verbs_umem_destroy(hl->qp_umem);
-    if (hl->qp_umem_gpu_ptr != NULL)
-        doca_gpu_mem_free(hl->gpu_dev, hl->qp_umem_gpu_ptr);
-    if (hl->cq_sq_umem != NULL)
-        doca_verbs_umem_destroy(hl->cq_sq_umem);
-    if (hl->cq_sq_umem_gpu_ptr != NULL)
-        doca_gpu_mem_free(hl->gpu_dev, hl->cq_sq_umem_gpu_ptr);
-    if (owns_uar && hl->external_uar != NULL)
+    if ((own & HL_OWN_UAR) && hl->external_uar != NULL)
         doca_verbs_uar_destroy(hl->external_uar);
-    if (hl->dev_opened)
+    if ((own & HL_OWN_DEV) && hl->dev_opened)
         doca_verbs_dev_close(hl->dev);
 }
 
-/* Fills hl; shared_uar (may be NULL) is a UAR another QP of a group made. */
-static doca_error_t hl_create(const struct doca_gpu_verbs_qp_init_attr_hl *a,
-                              doca_verbs_uar_t *shared_uar, struct doca_gpu_verbs_qp_hl *hl)
+doca_error_t hl_dev(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_dev_t **dev, bool *opened)
 {
-    uint32_t sq_wr = 1u << verbs_log2_ceil(a->sq_nwqe);
-    enum doca_gpu_dev_verbs_nic_handler h = a->nic_handler;
-    void *reg = NULL;
     doca_error_t err;
 
-    hl->gpu_dev = a->gpu_dev;
-    hl->send_dbr_mode_ext = a->send_dbr_mode_ext;
+    *opened = false;
     if (a->net_dev != NULL) {
-        hl->dev = a->net_dev;
-    } else {
-        err = doca_verbs_dev_open(a->ibpd, &hl->dev);
-        if (err != DOCA_SUCCESS)
-            return err;
-        hl->dev_opened = true;
+        *dev = a->net_dev;
+        return DOCA_SUCCESS;
     }
-    if (shared_uar != NULL)
-        hl->external_uar = shared_uar;
-    else if ((err = hl_uar(hl, h)) != DOCA_SUCCESS)
-        return err;
-    if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO) {
-        doca_verbs_uar_reg_addr_get(hl->external_uar, &reg);
-        err = gpunetio_auto_handler(a->gpu_dev, a->send_dbr_mode_ext, reg, true, "new QP", &h);
-        if (err != DOCA_SUCCESS)
-            return err;
-    }
-    err = hl_cq(hl, a, hl_collapsed(a) ? 1 : sq_wr);
-    if (err == DOCA_SUCCESS)
-        err = hl_qp(hl, a, sq_wr, h);
-    if (err == DOCA_SUCCESS)
-        err = doca_gpu_verbs_export_qp(
-                a->gpu_dev, hl->qp, h, hl->qp_umem_gpu_ptr, hl->cq_sq, a->send_dbr_mode_ext,
-                hl_cq_type(a),
-                (a->flags & DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT) != 0,
-                &hl->qp_gverbs);
-    if (err == DOCA_SUCCESS)
-        err = doca_gpu_verbs_get_nic_handler(hl->qp_gverbs, &hl->nic_handler);
+    err = doca_verbs_dev_open(a->ibpd, dev);
+    *opened = err == DOCA_SUCCESS;
     return err;
+}
+
+bool hl_prefer_sharing(const struct doca_gpu_verbs_qp_init_attr_hl *a)
+{
+    return (a->flags & DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_PREFER_UAR_SHARING) != 0;
+}
+
+/* A single QP, or a group's main QP: device, UAR, plan, then the QP in memory of its own. */
+static doca_error_t hl_create_first(const struct doca_gpu_verbs_qp_init_attr_hl *a,
+                                    struct hl_plan *plan, struct doca_gpu_verbs_qp_hl *hl)
+{
+    doca_verbs_uar_t *uar = NULL;
+    doca_error_t err = hl_dev(a, &hl->dev, &hl->dev_opened);
+
+    if (err != DOCA_SUCCESS)
+        return err;
+    err = hl_uar(hl->dev, a->nic_handler, hl_prefer_sharing(a), &uar);
+    if (err != DOCA_SUCCESS)
+        return err;
+    hl->external_uar = uar;
+    err = hl_plan_make(a, hl->dev, uar, plan);
+    if (err != DOCA_SUCCESS)
+        return err;
+    return hl_create(plan, uar, NULL, hl);
 }
 
 doca_error_t doca_gpu_verbs_create_qp_hl(const struct doca_gpu_verbs_qp_init_attr_hl *attr,
                                          struct doca_gpu_verbs_qp_hl **qp)
 {
     struct doca_gpu_verbs_qp_hl *hl;
+    struct hl_plan plan;
     doca_error_t err = hl_check(attr, qp);
 
     if (err != DOCA_SUCCESS)
@@ -303,9 +383,9 @@ doca_error_t doca_gpu_verbs_create_qp_hl(const struct doca_gpu_verbs_qp_init_att
         DOCA_LOG_ERR("out of memory for a high-level QP");
         return DOCA_ERROR_NO_MEMORY;
     }
-    err = hl_create(attr, NULL, hl);
+    err = hl_create_first(attr, &plan, hl);
     if (err != DOCA_SUCCESS) {
-        hl_release(hl, true);
+        hl_release(hl, HL_OWN_UAR | HL_OWN_MEM | HL_OWN_DEV);
         free(hl);
         return err;
     }
@@ -315,19 +395,32 @@ doca_error_t doca_gpu_verbs_create_qp_hl(const struct doca_gpu_verbs_qp_init_att
 
 doca_error_t doca_gpu_verbs_destroy_qp_hl(struct doca_gpu_verbs_qp_hl *qp)
 {
+    doca_error_t err;
+
     if (qp == NULL) {
         DOCA_LOG_ERR("qp is NULL: pass what doca_gpu_verbs_create_qp_hl() gave");
         return DOCA_ERROR_INVALID_VALUE;
     }
-    hl_release(qp, true);
+    err = hl_releasable(qp);
+    if (err != DOCA_SUCCESS)
+        return err;
+    hl_release(qp, HL_OWN_UAR | HL_OWN_MEM | HL_OWN_DEV);
     free(qp);
     return DOCA_SUCCESS;
+}
+
+/* The companion goes first: the main QP owns the UAR and the device. */
+static void hl_group_release(struct doca_gpu_verbs_qp_group_hl *g, unsigned int own)
+{
+    hl_release(&g->qp_companion, own & HL_OWN_MEM);
+    hl_release(&g->qp_main, own);
 }
 
 doca_error_t doca_gpu_verbs_create_qp_group_hl(const struct doca_gpu_verbs_qp_init_attr_hl *attr,
                                                struct doca_gpu_verbs_qp_group_hl **group)
 {
     struct doca_gpu_verbs_qp_group_hl *g;
+    struct hl_plan plan;
     doca_error_t err = hl_check(attr, group);
 
     if (err != DOCA_SUCCESS)
@@ -337,12 +430,11 @@ doca_error_t doca_gpu_verbs_create_qp_group_hl(const struct doca_gpu_verbs_qp_in
         DOCA_LOG_ERR("out of memory for a high-level QP group");
         return DOCA_ERROR_NO_MEMORY;
     }
-    err = hl_create(attr, NULL, &g->qp_main);
+    err = hl_create_first(attr, &plan, &g->qp_main);
     if (err == DOCA_SUCCESS)
-        err = hl_create(attr, g->qp_main.external_uar, &g->qp_companion);
+        err = hl_create(&plan, g->qp_main.external_uar, NULL, &g->qp_companion);
     if (err != DOCA_SUCCESS) {
-        hl_release(&g->qp_companion, false);
-        hl_release(&g->qp_main, true);
+        hl_group_release(g, HL_OWN_UAR | HL_OWN_MEM | HL_OWN_DEV);
         free(g);
         return err;
     }
@@ -352,12 +444,18 @@ doca_error_t doca_gpu_verbs_create_qp_group_hl(const struct doca_gpu_verbs_qp_in
 
 doca_error_t doca_gpu_verbs_destroy_qp_group_hl(struct doca_gpu_verbs_qp_group_hl *group)
 {
+    doca_error_t err;
+
     if (group == NULL) {
         DOCA_LOG_ERR("group is NULL: pass what doca_gpu_verbs_create_qp_group_hl() gave");
         return DOCA_ERROR_INVALID_VALUE;
     }
-    hl_release(&group->qp_companion, false);
-    hl_release(&group->qp_main, true);
+    err = hl_releasable(&group->qp_main);
+    if (err == DOCA_SUCCESS)
+        err = hl_releasable(&group->qp_companion);
+    if (err != DOCA_SUCCESS)
+        return err;
+    hl_group_release(group, HL_OWN_UAR | HL_OWN_MEM | HL_OWN_DEV);
     free(group);
     return DOCA_SUCCESS;
 }

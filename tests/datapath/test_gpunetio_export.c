@@ -378,7 +378,7 @@ static void test_hl_refusals(void **state)
     a.send_dbr_mode_ext = (enum doca_gpu_verbs_send_dbr_mode_ext)7;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_INVALID_VALUE);
     a.send_dbr_mode_ext = VALID;
-    a.flags = 0x2;
+    a.flags = 0x4; /* not a flag (0x2 is PREFER_UAR_SHARING) */
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_INVALID_VALUE);
     a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
