@@ -10,13 +10,13 @@
 #
 # BUILD_DIR (default build) is the CMake build directory holding bin/.
 #
-# On one GPU the two processes' CUDA contexts are time-sliced: while the
-# client's kernel runs, softmlx5's copies into the server's GPU memory wait
-# for the server's slice (about 2 ms a put). Where nvidia-cuda-mps-control
-# exists the demo therefore runs both under a private MPS daemon, stopped on
-# exit (PUT_BW_DEMO_MPS=0: never).
+# On the GPU both processes run under a private MPS daemon where
+# nvidia-cuda-mps-control exists (scripts/mps.sh says why; GPUNETIO_MPS=0:
+# never).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/mps.sh
+. scripts/mps.sh
 
 build=${BUILD_DIR:-build}
 launcher=$build/bin/softmlx5-run
@@ -33,7 +33,6 @@ done
 
 tmp=$(mktemp -d)
 server_pid=""
-mps=0
 cleanup() {
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill "$server_pid" 2>/dev/null || true
@@ -41,9 +40,7 @@ cleanup() {
         kill -9 "$server_pid" 2>/dev/null || true
     fi
     wait 2>/dev/null || true
-    if [ $mps -eq 1 ]; then
-        echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true
-    fi
+    mps_stop
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -60,22 +57,7 @@ if [ $user_exec -eq 1 ]; then
 elif probe_out=$("$probe" 2>&1); then
     bus=$(echo "$probe_out" | head -n 1)
     mode=(-g "$bus")
-    if [ "${PUT_BW_DEMO_MPS:-1}" != 0 ] && command -v nvidia-cuda-mps-control >/dev/null; then
-        mkdir -p "$tmp/mps" "$tmp/mps-log"
-        export CUDA_MPS_PIPE_DIRECTORY=$tmp/mps CUDA_MPS_LOG_DIRECTORY=$tmp/mps-log
-        if nvidia-cuda-mps-control -d >/dev/null 2>&1; then
-            mps=1
-            # The daemon starts its server on the first client: the probe is that client.
-            if ! "$probe" >/dev/null 2>&1; then
-                echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true
-                mps=0
-            fi
-        fi
-        if [ $mps -eq 0 ]; then
-            unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-        fi
-    fi
-    if [ $mps -eq 1 ]; then
+    if mps_start "$tmp/mps" "$probe"; then
         echo "== put_bw on GPU $bus (CUDA kernels, both processes under a private MPS daemon), through softmlx5"
     else
         echo "== put_bw on GPU $bus (CUDA kernels), through softmlx5"

@@ -8,7 +8,8 @@
 # ARGS go to both sides; the server gets -P 0 (a free port, which it prints)
 # and the client -c 127.0.0.1 -P <that port>.
 #   --gpu PROBE          a GPU run: exit 77 ("skipped: no CUDA device") unless PROBE
-#                        finds a GPU; its bus id is passed as -g
+#                        finds a GPU; its bus id is passed as -g, and both sides run
+#                        under a private MPS daemon where it can start (scripts/mps.sh)
 #   --validate           the server must print its validation success line
 #   --sizes "S1 S2 ..."  the client's table must have exactly these rows, sane values
 #   --client-args "..."  more arguments for the client only
@@ -19,6 +20,8 @@
 #                        say so and fail
 #   --timeout S          seconds each side may take (default 120)
 set -u
+# shellcheck source=scripts/mps.sh
+. "$(dirname "$0")/../../scripts/mps.sh"
 
 gpu_probe=""
 validate=0
@@ -57,6 +60,7 @@ cleanup() {
     [ -n "$client_pid" ] && kill -9 "$client_pid" 2>/dev/null
     [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null
     wait 2>/dev/null
+    mps_stop
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -81,6 +85,11 @@ if [ -n "$gpu_probe" ]; then
     fi
     [ $probe_rc -eq 0 ] || fail "the GPU probe failed ($probe_rc): $probe_out"
     args+=(-g "$(echo "$probe_out" | head -n 1)")
+    if mps_start "$tmp/mps" "$gpu_probe"; then
+        echo "run_pair: server and client under a private MPS daemon (GPUNETIO_MPS=0: without)"
+    else
+        echo "run_pair: no MPS daemon: small puts wait for the other process's GPU time slice"
+    fi
 fi
 
 # Waits (up to $limit s) for a process to end; its exit status, or 124 if it had to be killed.
