@@ -105,6 +105,9 @@ struct doca_gpu_verbs_qp_error_info {
  * the caller placed it in GPU memory (NULL otherwise). send_dbr_mode_ext
  * must match how the QP was made (VALID_DBR; NO_DBR_HW for a NO_DBR_EXT QP;
  * NO_DBR_SW_EMULATED for one made with emulate_no_dbr_ext).
+ * cq_rq and dbr_cpu_ptr (DOCA 5.0: the receive CQ and the doorbell
+ * record's CPU address, for receive queues the CPU services progress) must
+ * be NULL: the services are not built yet (NOT_SUPPORTED otherwise).
  * cq_type is the CQ's kind (CQ_64B, CQ_64B_COLLAPSED) or CQ_UNKNOWN to take
  * it from cq_sq; enable_data_direct must be false (no Data Direct NIC).
  * gpu_dev NULL builds the descriptor in host memory for CPU threads.
@@ -119,8 +122,8 @@ struct doca_gpu_verbs_qp_error_info {
  */
 DOCA_STABLE doca_error_t doca_gpu_verbs_export_qp(
         doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp, enum doca_gpu_dev_verbs_nic_handler nic_handler,
-        void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq,
-        enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext,
+        void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq, doca_verbs_cq_t *cq_rq,
+        void *dbr_cpu_ptr, enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext,
         enum doca_gpu_dev_verbs_cq_type cq_type, bool enable_data_direct,
         struct doca_gpu_verbs_qp **qp_out);
 /*

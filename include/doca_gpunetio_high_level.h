@@ -85,6 +85,11 @@ struct doca_gpu_verbs_qp_init_attr_hl {
      * acknowledged (doca_verbs_ack_cq_events) before the QP is destroyed.
      */
     doca_verbs_comp_channel_t *comp_channel;
+    /*
+     * DOCA 5.0: receive WQEs of the QP, drained by the CPU services (not
+     * built yet): must be 0 (NOT_SUPPORTED otherwise).
+     */
+    uint16_t rq_nwqe;
     uint8_t reserved3[2];
 };
 
@@ -104,6 +109,10 @@ struct doca_gpu_verbs_qp_hl {
     enum doca_gpu_dev_verbs_nic_handler nic_handler; /* as resolved at export */
     enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext;
     struct doca_gpu_verbs_qp *qp_gverbs;
+    /* DOCA 5.0's receive CQ and its memory: NULL (no receive queue, rq_nwqe 0). */
+    doca_verbs_cq_t *cq_rq;
+    void *cq_rq_umem_cpu_ptr;
+    doca_verbs_umem_t *cq_rq_umem;
 };
 
 /* A main QP and a companion (counter variants) sharing one UAR. */

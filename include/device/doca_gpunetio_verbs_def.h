@@ -25,9 +25,9 @@ extern "C" {
 
 /* ---- Versions: (major << 16) | (minor << 8) | patch ---------------------------------------- */
 
-#define DOCA_GPUNETIO_VERSION_MAJOR       4
+#define DOCA_GPUNETIO_VERSION_MAJOR       5
 #define DOCA_GPUNETIO_VERSION_MINOR       0
-#define DOCA_GPUNETIO_VERSION_PATCH       1
+#define DOCA_GPUNETIO_VERSION_PATCH       0
 #define DOCA_GPUNETIO_VERSION_MAJOR_SHIFT 16
 #define DOCA_GPUNETIO_VERSION_MINOR_SHIFT 8
 #define DOCA_GPUNETIO_VERSION_PATCH_SHIFT 0
@@ -47,9 +47,12 @@ extern "C" {
 #define DOCA_GPUNETIO_DEVICE_CODE_VERSION                  DOCA_GPUNETIO_VERSION
 #define DOCA_GPUNETIO_HOST_CODE_VERSION                    DOCA_GPUNETIO_VERSION
 /*
- * The oldest device code and host code this library works with: the first
- * version whose descriptors (doca_gpunetio_verbs_dev.h) have this layout.
- * The descriptors carry the version they were built with (layout_version).
+ * The oldest device code and host code this library works with. Device
+ * code: the first version whose descriptors (doca_gpunetio_verbs_dev.h)
+ * have this layout (4.0.1; 5.0.0 changed none of it). The descriptors carry
+ * the version they were built with (layout_version). Host code: 5.0.0,
+ * whose doca_gpu_verbs_export_qp takes the receive CQ and the doorbell
+ * record's CPU address.
  */
 #define DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MAJOR 4
 #define DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MINOR 0
@@ -58,13 +61,36 @@ extern "C" {
     DOCA_GPUNETIO_MAKE_VERSION(DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MAJOR, \
                                DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_MINOR, \
                                DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION_PATCH)
-#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MAJOR 4
+#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MAJOR 5
 #define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MINOR 0
-#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_PATCH 1
+#define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_PATCH 0
 #define DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION                               \
     DOCA_GPUNETIO_MAKE_VERSION(DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MAJOR, \
                                DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_MINOR, \
                                DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION_PATCH)
+
+/*
+ * How a signal travels in the 32-bit immediate of an RDMA write with
+ * immediate (DOCA 5.0's signal maps; host byte order): bit 0 the
+ * operation, bits 1 .. VAL_SHIFT-1 the signal id, the bits above the value.
+ * VAL_SHIFT may be set to 24 before this header for more ids, fewer value bits.
+ */
+#define DOCA_GPUNETIO_VERBS_SIGNAL_IMM_OP_SHIFT 0
+#define DOCA_GPUNETIO_VERBS_SIGNAL_IMM_OP_MASK  0x1u
+#define DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_SHIFT 1
+#ifndef DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT
+#define DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT 16
+#endif
+#if DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT != 16 && DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT != 24
+#warning \
+        "DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT is neither 16 nor 24, the two splits DOCA supports"
+#endif
+#define DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_MASK                    \
+    ((UINT32_C(1) << (DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT -  \
+                      DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_SHIFT)) - \
+     UINT32_C(1))
+#define DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_MASK \
+    (UINT32_MAX >> DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT)
 
 /* ---- Limits --------------------------------------------------------------------------------- */
 

@@ -58,6 +58,13 @@ doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, const void
                      a->send_dbr_mode_ext);
         return DOCA_ERROR_INVALID_VALUE;
     }
+    if (a->rq_nwqe != 0) {
+        DOCA_LOG_ERR("rq_nwqe %u: receive queues on high-level QPs need the CPU services "
+                     "(doca_gpu_verbs_create_service), which this library does not have yet: "
+                     "leave rq_nwqe 0",
+                     a->rq_nwqe);
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
     if ((a->flags & ~HL_KNOWN_FLAGS) != 0) {
         DOCA_LOG_ERR("flags 0x%x: the flags are SUPPORT_DATA_DIRECT (0x1) and PREFER_UAR_SHARING "
                      "(0x2)",
@@ -283,7 +290,7 @@ doca_error_t hl_create(const struct hl_plan *p, doca_verbs_uar_t *uar,
         err = doca_gpu_verbs_export_qp(
                 a->gpu_dev, hl->qp, p->handler,
                 places != NULL && places->sq_ring.gpu_mem ? places->sq_ring.addr : NULL, hl->cq_sq,
-                a->send_dbr_mode_ext, hl_cq_type(a),
+                NULL, NULL, a->send_dbr_mode_ext, hl_cq_type(a),
                 (a->flags & DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT) != 0,
                 &hl->qp_gverbs);
     if (err == DOCA_SUCCESS)

@@ -8,7 +8,7 @@
 
 #include "gpunetio_internal.h"
 
-/* "4.0.1" */
+/* "5.0.0" */
 static const char *version_text(uint32_t version, char *buf, size_t len)
 {
     snprintf(buf, len, "%u.%u.%u", (unsigned)(version >> DOCA_GPUNETIO_VERSION_MAJOR_SHIFT),

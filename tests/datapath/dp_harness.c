@@ -93,8 +93,8 @@ static void dp_requester_qp(struct dp_side *s, int i, const struct dp_cfg *cfg)
         s->gqp[i] = s->hl[i]->qp_gverbs;
     } else {
         dp_plain_qp(s, i, cfg);
-        if (doca_gpu_verbs_export_qp(s->gpu, s->vqp[i], cfg->handler, NULL, s->cq[i], cfg->dbr_mode,
-                                     DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
+        if (doca_gpu_verbs_export_qp(s->gpu, s->vqp[i], cfg->handler, NULL, s->cq[i], NULL, NULL,
+                                     cfg->dbr_mode, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
                                      &s->gqp[i]) != DOCA_SUCCESS)
             dp_die("doca_gpu_verbs_export_qp");
     }

@@ -9,7 +9,8 @@
  * Usage: test_dp_gpu ops HANDLER gpu|host       every operation, one thread
  *        test_dp_gpu share RSM BLOCKS THREADS   BLOCKS x THREADS threads on one QP
  *        test_dp_gpu warp WARPS HANDLER         WARPS warps, warp scope, one QP
- *        test_dp_gpu error                      a wrong key: -EIO, the syndrome
+ *        test_dp_gpu error                      a wrong key: -EIO, the syndrome, and
+ *                                               the host's net event naming the QP
  * gpu|host: where the QP's rings are. Prints "skipped: no CUDA device" and
  * exits 77 where no GPU can be used.
  */
@@ -268,6 +269,8 @@ static int run_error(const char *bus)
     struct dp_cfg c = cfg_of(bus, AUTO, true);
     struct doca_gpu_verbs_qp_error_info info;
     unsigned long long *ticket = NULL;
+    doca_gpu_net_event_t ev = NULL;
+    struct doca_gpu_verbs_qp *fired = NULL;
     struct dp_side s;
     struct dp_plan p;
     int rc;
@@ -277,6 +280,10 @@ static int run_error(const char *bus)
     dp_fill_sources(&s);
     if (cudaMallocManaged(&ticket, sizeof(*ticket)) != cudaSuccess)
         return 1;
+    /* The send CQ (in GPU memory) armed through the host: the kernel's error CQE reports. */
+    DP_CHECK(doca_gpu_net_event_create(s.d.dev, &ev) == DOCA_SUCCESS &&
+                     doca_gpu_net_event_subscribe(ev, s.gqp, 1) == DOCA_SUCCESS,
+             "net event subscribe");
     rc = run_kernel(&s, [&](cudaStream_t st, int *out) {
         k_error<<<1, 1, 0, st>>>(s.dev[0], p, out, ticket);
     });
@@ -286,6 +293,13 @@ static int run_error(const char *bus)
                      info.wqe_counter == (int)(*ticket & 0xffff),
              "last error: has_error %d syndrome 0x%x wqe_counter %d", info.has_error, info.syndrome,
              info.wqe_counter);
+    for (int ms = 0; ms < 1000 && fired == NULL; ms++) {
+        DP_CHECK(doca_gpu_net_event_get(ev, &fired) == DOCA_SUCCESS, "net_event_get");
+        if (fired == NULL)
+            usleep(1000);
+    }
+    DP_CHECK(fired == s.gqp[0], "no net event named the QP whose kernel met the error CQE");
+    DP_CHECK(doca_gpu_net_event_destroy(ev) == DOCA_SUCCESS, "net_event_destroy");
     cudaFree(ticket);
     return dp_finish(&s, DP_CHECK_ERROR, 0, false);
 }

@@ -104,65 +104,79 @@ static void test_export_refusals(void **state)
     struct doca_gpu_verbs_qp *g = NULL;
     doca_verbs_cq_t *other = cq_make(f->d.dev, true);
 
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, NULL, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, NULL, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, NULL, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, NULL, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, NULL),
                      DOCA_ERROR_INVALID_VALUE);
     /* 3 is not a handler; neither is 18, past the last. */
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, (enum doca_gpu_dev_verbs_nic_handler)3,
-                                              NULL, f->cq, VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN,
-                                              false, &g),
+                                              NULL, f->cq, NULL, NULL, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, (enum doca_gpu_dev_verbs_nic_handler)18,
-                                              NULL, f->cq, VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN,
-                                              false, &g),
+                                              NULL, f->cq, NULL, NULL, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     /* Not the QP's send CQ. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, other, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, other, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     /* The CQ kind must be the CQ's (f->cq is not collapsed); no host CQ, no Data Direct. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST, false, &g),
                      DOCA_ERROR_NOT_SUPPORTED);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_64B, true, &g),
+                     DOCA_ERROR_NOT_SUPPORTED);
+    /* 5.0's receive side: the QP's own receive CQ with the record's CPU address, or neither. */
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, f->cq, NULL, VALID,
+                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, other, (void *)f,
+                                              VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, (void *)f,
+                                              VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+                     DOCA_ERROR_INVALID_VALUE);
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, f->cq, (void *)f,
+                                              VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_NOT_SUPPORTED);
     assert_null(g);
     /* The mode must be the QP's. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NO_DBR_HW,
-                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL,
+                                              NO_DBR_HW, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(AUTO), NULL, f->cq, VALID,
-                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(AUTO), NULL, f->cq, NULL, NULL,
+                                              VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     /* A doorbell-record QP has no no-DBR handler; a no-DBR QP has no record to write. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(GPU_SM_NO_DBR), NULL, f->cq, VALID,
-                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(GPU_SM_NO_DBR), NULL, f->cq, NULL,
+                                              NULL, VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
+                                              &g),
                      DOCA_ERROR_INVALID_VALUE);
     if (nodbr_mode(f) == NO_DBR_HW) {
         assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(GPU_SM_DB), NULL, f->cq,
-                                                  NO_DBR_HW, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
-                                                  &g),
+                                                  NULL, NULL, NO_DBR_HW,
+                                                  DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                          DOCA_ERROR_INVALID_VALUE);
     } else {
         /* Emulated no-DBR rung by SMs needs GDRCopy, which this machine lacks. */
         assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(GPU_SM_NO_DBR), NULL, f->cq,
-                                                  NO_DBR_SW, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
-                                                  &g),
+                                                  NULL, NULL, NO_DBR_SW,
+                                                  DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                          DOCA_ERROR_NOT_SUPPORTED);
     }
     /* The work queue pointer, when given, must be the QP's. */
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), (void *)f, f->cq, VALID,
-                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), (void *)f, f->cq, NULL, NULL,
+                                              VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     assert_null(g);
     doca_verbs_cq_destroy(other);
@@ -175,8 +189,8 @@ static void test_cq_without_overrun(void **state)
     doca_verbs_qp_t *qp = qp_make(f->d.dev, f->cq_strict, 16, false);
 
     assert_non_null(qp);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq_strict, VALID,
-                                              DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq_strict, NULL, NULL,
+                                              VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     assert_null(g);
     doca_verbs_qp_destroy(qp);
@@ -189,7 +203,7 @@ static void test_sq_too_large(void **state)
     doca_verbs_qp_t *qp = qp_make(f->d.dev, f->cq, 2 * DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM, false);
 
     assert_non_null(qp);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     doca_verbs_qp_destroy(qp);
@@ -214,8 +228,8 @@ static void test_export_handlers(void **state)
         bool progressed = true;
         uint32_t qpn = 0;
 
-        assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, asked[i], NULL, f->cq, VALID,
-                                                  DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+        assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, asked[i], NULL, f->cq, NULL, NULL,
+                                                  VALID, DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                          DOCA_SUCCESS);
         assert_int_equal(doca_gpu_verbs_get_nic_handler(g, &h), DOCA_SUCCESS);
         assert_int_equal(h, resolved[i]);
@@ -264,7 +278,7 @@ static void test_reset_tracking(void **state)
     uint32_t qpn;
 
     assert_int_equal(doca_gpu_verbs_reset_tracking_and_memory(NULL), DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_get_qp_dev(g, &dev), DOCA_SUCCESS);
@@ -323,7 +337,7 @@ static void test_accessor_refusals(void **state)
     assert_false(can);
     assert_int_not_equal(doca_gpu_verbs_export_uar((uint64_t *)f, (uint64_t **)&dev), DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_unexport_uar((uint64_t *)f), DOCA_ERROR_INVALID_VALUE);
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_64B, false, &g),
                      DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_get_qp_dev(g, NULL), DOCA_ERROR_INVALID_VALUE);
@@ -337,7 +351,7 @@ static void test_multi_refusals(void **state)
     struct doca_gpu_verbs_qp *qps[3] = {NULL, NULL, NULL};
     struct doca_gpu_dev_verbs_qp *array = NULL;
 
-    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, VALID,
+    assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &qps[0]),
                      DOCA_SUCCESS);
     assert_int_equal(doca_gpu_verbs_export_multi_qps_dev(NULL, NULL, 1, &array),
@@ -383,6 +397,9 @@ static void test_hl_refusals(void **state)
     a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
     a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_NONE;
+    a.rq_nwqe = 16; /* receive queues come with the services */
+    assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
+    a.rq_nwqe = 0;
     a.cq_type = DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
     a.cq_type = DOCA_GPUNETIO_VERBS_CQ_64B;

@@ -63,8 +63,10 @@ static void test_device_code_compatibility(void **state)
     assert_int_equal(
             doca_gpu_verbs_check_device_code_compatibility(DOCA_GPUNETIO_DEVICE_CODE_VERSION),
             DOCA_SUCCESS);
-    /* 4.0.2 is newer than this 4.0.1 library; 4.0.0 and 2.0.0 have other descriptor layouts. */
-    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x040002),
+    /* 4.0.1 has this layout; 5.0.1 is newer than this 5.0.0 library; 4.0.0 and 2.0.0 have
+       other descriptor layouts. */
+    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x040001), DOCA_SUCCESS);
+    assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x050001),
                      DOCA_ERROR_NOT_SUPPORTED);
     assert_int_equal(doca_gpu_verbs_check_device_code_compatibility(0x040000),
                      DOCA_ERROR_NOT_SUPPORTED);
@@ -79,6 +81,9 @@ static void test_host_code_compatibility(void **state)
                 DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION);
     assert_int_equal(doca_gpu_verbs_check_host_code_compatibility(DOCA_GPUNETIO_HOST_CODE_VERSION),
                      DOCA_SUCCESS);
+    /* 4.0.1 host code calls doca_gpu_verbs_export_qp without the receive-side arguments. */
+    assert_int_equal(doca_gpu_verbs_check_host_code_compatibility(0x040001),
+                     DOCA_ERROR_NOT_SUPPORTED);
 }
 
 int main(void)

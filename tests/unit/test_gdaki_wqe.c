@@ -482,7 +482,10 @@ static void test_doca_values(void **state)
     /* DOCA's FENCE is fence mode 2; rdma-core's MLX5_WQE_CTRL_FENCE is mode 4 (small and fence). */
     assert_int_equal(DOCA_GPUNETIO_IB_MLX5_WQE_CTRL_FENCE, PRM_WQE_CTRL_FM_FENCE);
     assert_int_equal(DOCA_GPUNETIO_IB_MLX5_OPCODE_ATOMIC_MASKED_FA, MLX5_OPCODE_ATOMIC_MASKED_FA);
-    assert_int_equal(DOCA_GPUNETIO_VERSION, 0x040001);
+    assert_int_equal(DOCA_GPUNETIO_VERSION, 0x050000);
+    /* The signal immediate's default split: 15 id bits, 16 value bits. */
+    assert_int_equal(DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_MASK, 0x7fff);
+    assert_int_equal(DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_MASK, 0xffff);
     assert_int_equal(sizeof(struct doca_gpu_dev_verbs_wqe), 64);
 }
 
