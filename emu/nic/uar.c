@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 
 #include "common/emu_log.h"
+#include "core/array.h"
 #include "nic/caps.h"
 #include "nic/config.h"
 #include "nic/cq.h"
@@ -173,19 +174,15 @@ struct emu_uar *emu_uar_lookup(struct emu_nic *nic, uint32_t page_id)
 int emu_uar_qp_bind(struct emu_uar *uar, struct emu_qp *qp)
 {
     struct uar_dev *d = uar_dev_of(uar->nic);
+    struct uar_binding *b;
 
     pthread_mutex_lock(&d->lock);
-    if (d->nbindings == d->capacity) {
-        size_t capacity = d->capacity ? d->capacity * 2 : 16;
-        struct uar_binding *b = realloc(d->bindings, capacity * sizeof(*b));
-
-        if (b == NULL) {
-            pthread_mutex_unlock(&d->lock);
-            return ENOMEM;
-        }
-        d->bindings = b;
-        d->capacity = capacity;
+    b = core_array_room(d->bindings, &d->capacity, d->nbindings, sizeof(*b));
+    if (b == NULL) {
+        pthread_mutex_unlock(&d->lock);
+        return ENOMEM;
     }
+    d->bindings = b;
     d->bindings[d->nbindings++] =
             (struct uar_binding){.uar = uar, .qp = qp, .qpn = qp->qpn, .armed = true};
     pthread_mutex_unlock(&d->lock);
@@ -425,22 +422,18 @@ static bool uar_cq_poll(struct uar_dev *d, struct emu_uar *uar)
 int emu_uar_cq_bind(struct emu_uar *uar, struct emu_cq *cq)
 {
     struct uar_dev *d = uar_dev_of(uar->nic);
+    struct uar_cq_binding *b;
     uint32_t arm = 0;
 
     /* What the record holds now is no arm: a reused umem may hold an old CQ's. */
     uar_read_arm(cq, &arm);
     pthread_mutex_lock(&d->lock);
-    if (d->ncq_bindings == d->cq_capacity) {
-        size_t capacity = d->cq_capacity ? d->cq_capacity * 2 : 16;
-        struct uar_cq_binding *b = realloc(d->cq_bindings, capacity * sizeof(*b));
-
-        if (b == NULL) {
-            pthread_mutex_unlock(&d->lock);
-            return ENOMEM;
-        }
-        d->cq_bindings = b;
-        d->cq_capacity = capacity;
+    b = core_array_room(d->cq_bindings, &d->cq_capacity, d->ncq_bindings, sizeof(*b));
+    if (b == NULL) {
+        pthread_mutex_unlock(&d->lock);
+        return ENOMEM;
     }
+    d->cq_bindings = b;
     d->cq_bindings[d->ncq_bindings++] =
             (struct uar_cq_binding){.uar = uar, .cq = cq, .cqn = cq->cqn, .last = arm};
     pthread_mutex_unlock(&d->lock);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "core/array.h"
 #include "core/log.h"
 #include "gpunetio_qp.h"
 
@@ -70,6 +71,7 @@ static long net_event_find(const struct doca_gpu_net_event *ev, const struct doc
 static doca_error_t net_event_add(struct doca_gpu_net_event *ev, struct doca_gpu_verbs_qp *qp)
 {
     doca_verbs_cq_t *cq = qp->cq;
+    struct doca_gpu_verbs_qp **qps;
     doca_error_t err;
 
     if (net_event_find(ev, qp) >= 0)
@@ -79,17 +81,12 @@ static doca_error_t net_event_add(struct doca_gpu_net_event *ev, struct doca_gpu
                      qp->qp->qpn, cq->cqn);
         return DOCA_ERROR_BAD_STATE;
     }
-    if (ev->nqps == ev->capacity) {
-        size_t capacity = ev->capacity != 0 ? 2 * ev->capacity : 8;
-        struct doca_gpu_verbs_qp **qps = realloc(ev->qps, capacity * sizeof(*qps));
-
-        if (qps == NULL) {
-            DOCA_LOG_ERR("out of memory subscribing QP 0x%x", qp->qp->qpn);
-            return DOCA_ERROR_NO_MEMORY;
-        }
-        ev->qps = qps;
-        ev->capacity = capacity;
+    qps = core_array_room(ev->qps, &ev->capacity, ev->nqps, sizeof(*qps));
+    if (qps == NULL) {
+        DOCA_LOG_ERR("out of memory subscribing QP 0x%x", qp->qp->qpn);
+        return DOCA_ERROR_NO_MEMORY;
     }
+    ev->qps = qps;
     err = verbs_comp_channel_attach(ev->channel, cq);
     if (err != DOCA_SUCCESS)
         return err;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "verbs_internal.h"
 
 /* The completion event type of mlx5 event queues (PRM "Completion Events"). */
@@ -107,6 +108,7 @@ doca_error_t verbs_comp_channel_attach(doca_verbs_comp_channel_t *ch, doca_verbs
 {
     static atomic_uint_fast64_t next_cookie = 1;
     const struct core_mlx5dv_ops *mlx5;
+    doca_verbs_cq_t **cqs;
     uint16_t event = VERBS_EVENT_TYPE_COMPLETION;
     doca_error_t err;
 
@@ -120,18 +122,13 @@ doca_error_t verbs_comp_channel_attach(doca_verbs_comp_channel_t *ch, doca_verbs
         return err;
     cq->event_cookie = atomic_fetch_add(&next_cookie, 1);
     pthread_mutex_lock(&ch->lock);
-    if (ch->ncqs == ch->capacity) {
-        size_t capacity = ch->capacity != 0 ? 2 * ch->capacity : 8;
-        doca_verbs_cq_t **cqs = realloc(ch->cqs, capacity * sizeof(*cqs));
-
-        if (cqs == NULL) {
-            pthread_mutex_unlock(&ch->lock);
-            DOCA_LOG_ERR("out of memory attaching CQ 0x%x to its completion channel", cq->cqn);
-            return DOCA_ERROR_NO_MEMORY;
-        }
-        ch->cqs = cqs;
-        ch->capacity = capacity;
+    cqs = core_array_room(ch->cqs, &ch->capacity, ch->ncqs, sizeof(*cqs));
+    if (cqs == NULL) {
+        pthread_mutex_unlock(&ch->lock);
+        DOCA_LOG_ERR("out of memory attaching CQ 0x%x to its completion channel", cq->cqn);
+        return DOCA_ERROR_NO_MEMORY;
     }
+    ch->cqs = cqs;
     if (mlx5->devx_subscribe_devx_event(ch->channel, cq->obj, sizeof(event), &event,
                                         cq->event_cookie) != 0) {
         int e = errno;

@@ -415,23 +415,6 @@ static void test_list_refusals(void **state)
     assert_int_equal(doca_gpu_verbs_destroy_qp_list_hl(l), DOCA_SUCCESS);
 }
 
-/* The next event's cq_context, waiting up to timeout_ms; NULL when none came. */
-static void *wait_event(doca_verbs_comp_channel_t *ch, int timeout_ms)
-{
-    struct timespec t = {0, 1000000};
-    void *ctx = NULL;
-
-    for (int waited = 0; waited <= timeout_ms; waited++) {
-        doca_error_t err = doca_verbs_get_cq_comp_channel_event(ch, &ctx);
-
-        if (err == DOCA_SUCCESS)
-            return ctx;
-        assert_int_equal(err, DOCA_ERROR_AGAIN);
-        nanosleep(&t, NULL);
-    }
-    return NULL;
-}
-
 /* One put on gqp to the fixture's buffer with rkey: the wait's result. */
 static int put_once(struct fx *f, struct doca_gpu_verbs_qp *gqp, uint32_t rkey)
 {
@@ -453,6 +436,7 @@ static void test_comp_channel(void **state)
     doca_verbs_comp_channel_t *ch = NULL;
     doca_error_t err = doca_verbs_comp_channel_create(f->d.dev, &ch);
     void *ctx = NULL;
+    int bad = 0; /* answers of the channel but SUCCESS and AGAIN */
 
     if (err == DOCA_ERROR_NOT_SUPPORTED)
         skip(); /* the device gives no DevX events */
@@ -470,13 +454,14 @@ static void test_comp_channel(void **state)
     /* Armed for solicited and error CQEs only: a successful put fires nothing. */
     assert_int_equal(put_once(f, l->qps[0].qp_gverbs, f->mr->rkey), 0);
     assert_int_equal(put_once(f, single->qp_gverbs, f->mr->rkey), 0);
-    assert_null(wait_event(ch, 50));
+    assert_null(vt_wait_cq_event(ch, 50, &bad));
     /* A wrong rkey: an error CQE, one event carrying that QP. */
     assert_int_equal(put_once(f, l->qps[1].qp_gverbs, f->mr->rkey ^ 0xffff00), -EIO);
-    assert_ptr_equal(wait_event(ch, 5000), l->qps[1].qp_gverbs);
-    assert_null(wait_event(ch, 50));
+    assert_ptr_equal(vt_wait_cq_event(ch, 5000, &bad), l->qps[1].qp_gverbs);
+    assert_null(vt_wait_cq_event(ch, 50, &bad));
     assert_int_equal(put_once(f, single->qp_gverbs, f->mr->rkey ^ 0xffff00), -EIO);
-    assert_ptr_equal(wait_event(ch, 5000), single->qp_gverbs);
+    assert_ptr_equal(vt_wait_cq_event(ch, 5000, &bad), single->qp_gverbs);
+    assert_int_equal(bad, 0);
 
     /* Destroy waits for the events to be acknowledged, freeing nothing until then. */
     assert_int_equal(doca_gpu_verbs_destroy_qp_list_hl(l), DOCA_ERROR_IN_USE);

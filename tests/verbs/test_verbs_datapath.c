@@ -295,6 +295,19 @@ static int connect_qp(struct vt_dev *d, struct end *e, const struct info *r)
     return vt_connect(d, e->qp, r->qpn, r->gid, r->lid);
 }
 
+/* a and b of one process connected to each other (their addresses in ia, ib); 0 or -1. */
+static int connect_pair(struct vt_dev *d, struct end *a, struct end *b, struct info *ia,
+                        struct info *ib)
+{
+    info_of(d, a, ia);
+    info_of(d, b, ib);
+    if (connect_qp(d, a, ib) != 0 || connect_qp(d, b, ia) != 0) {
+        fprintf(stderr, "FAIL: cannot bring the QPs to RTS\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* Writes the WQE built in wqe to the slot at the producer index and rings the doorbell. */
 static void ring_sq(struct end *e, const uint8_t *wqe)
 {
@@ -602,12 +615,8 @@ static int run_local(const struct ring_mem *mem)
         fprintf(stderr, "FAIL: cannot create the QPs\n");
         return 1;
     }
-    info_of(&d, &a, &ia);
-    info_of(&d, &b, &ib);
-    if (connect_qp(&d, &a, &ib) != 0 || connect_qp(&d, &b, &ia) != 0) {
-        fprintf(stderr, "FAIL: cannot bring the QPs to RTS\n");
+    if (connect_pair(&d, &a, &b, &ia, &ib) != 0)
         return 1;
-    }
     *(uint64_t *)(b.buf + 2048) = htobe64(100);
     post_recv(&b, 1024, 256);
     run_requester(&a, &ib, b.buf);
@@ -632,23 +641,6 @@ static void arm_cq(struct end *e, uint32_t cmd, uint32_t sn)
     doca_verbs_cq_get_cqn(e->cq, &cqn);
     __atomic_store_n(arm, htobe32(word), __ATOMIC_RELEASE);
     __atomic_store_n(uar_db, htobe64((uint64_t)word << 32 | cqn), __ATOMIC_RELEASE);
-}
-
-/* The next event's cq_context, waiting up to TIMEOUT_MS; NULL when none came. */
-static void *wait_event(doca_verbs_comp_channel_t *ch, int timeout_ms)
-{
-    struct timespec t = {0, 1000000};
-    void *ctx = NULL;
-
-    for (int waited = 0; waited <= timeout_ms; waited++) {
-        doca_error_t err = doca_verbs_get_cq_comp_channel_event(ch, &ctx);
-
-        if (err == DOCA_SUCCESS)
-            return ctx;
-        CHECK(err == DOCA_ERROR_AGAIN && ctx == NULL, "get event: %d", (int)err);
-        nanosleep(&t, NULL);
-    }
-    return NULL;
 }
 
 /* One write of 64 bytes from a to b (offset 0); its CQE polled. */
@@ -689,20 +681,17 @@ static int run_events(void)
         fprintf(stderr, "FAIL: cannot create the QPs\n");
         return 1;
     }
-    info_of(&d, &a, &ia);
-    info_of(&d, &b, &ib);
-    if (connect_qp(&d, &a, &ib) != 0 || connect_qp(&d, &b, &ia) != 0) {
-        fprintf(stderr, "FAIL: cannot bring the QPs to RTS\n");
+    if (connect_pair(&d, &a, &b, &ia, &ib) != 0)
         return 1;
-    }
     CHECK(doca_verbs_get_cq_comp_channel_event(ch, &ctx) == DOCA_ERROR_AGAIN && ctx == NULL,
           "an event before any CQE");
 
     /* Armed at creation (st): the first CQE fires, once. */
     write_ok(&a, &ib, "write under st armed");
-    CHECK(wait_event(ch, TIMEOUT_MS) == &ctx_a, "no event for the CQE of a CQ created armed");
+    CHECK(vt_wait_cq_event(ch, TIMEOUT_MS, &failures) == &ctx_a,
+          "no event for the CQE of a CQ created armed");
     write_ok(&a, &ib, "write after the event");
-    CHECK(wait_event(ch, 50) == NULL, "a second event without re-arming");
+    CHECK(vt_wait_cq_event(ch, 50, &failures) == NULL, "a second event without re-arming");
     CHECK(doca_verbs_cq_destroy(a.cq) == DOCA_ERROR_IN_USE, "CQ destroy with a QP");
     CHECK(doca_verbs_ack_cq_events(a.cq, 2) == DOCA_ERROR_INVALID_VALUE,
           "ack more than handed out");
@@ -712,20 +701,21 @@ static int run_events(void)
     /* Arm for any CQE through the doorbell; a new cq_context. */
     CHECK(doca_verbs_cq_set_cq_context(a.cq, &ctx_b) == DOCA_SUCCESS, "set cq_context");
     arm_cq(&a, PRM_CQ_DB_CMD_REQ_NOT, 1);
-    CHECK(wait_event(ch, 50) == NULL, "an event with no new CQE");
+    CHECK(vt_wait_cq_event(ch, 50, &failures) == NULL, "an event with no new CQE");
     write_ok(&a, &ib, "write under REQ_NOT");
-    CHECK(wait_event(ch, TIMEOUT_MS) == &ctx_b, "no event after the arm doorbell");
+    CHECK(vt_wait_cq_event(ch, TIMEOUT_MS, &failures) == &ctx_b, "no event after the arm doorbell");
     CHECK(doca_verbs_ack_cq_events(a.cq, 1) == DOCA_SUCCESS, "ack");
 
     /* Solicited-only: a successful CQE does not fire, an error CQE does. */
     arm_cq(&a, PRM_CQ_DB_CMD_REQ_NOT_SOL, 2);
     write_ok(&a, &ib, "write under REQ_NOT_SOL");
-    CHECK(wait_event(ch, 50) == NULL, "a solicited-only arm fired on a successful CQE");
+    CHECK(vt_wait_cq_event(ch, 50, &failures) == NULL,
+          "a solicited-only arm fired on a successful CQE");
     bad = ib;
     bad.rkey ^= 0xffff00;
     post_rdma(&a, PRM_WQE_OPCODE_RDMA_WRITE, 0, 64, &bad, 0, 0);
     expect_cqe(&a, PRM_CQE_OPCODE_REQ_ERR, "write with a wrong rkey");
-    CHECK(wait_event(ch, TIMEOUT_MS) == &ctx_b, "no event for the error CQE");
+    CHECK(vt_wait_cq_event(ch, TIMEOUT_MS, &failures) == &ctx_b, "no event for the error CQE");
 
     CHECK(doca_verbs_comp_channel_destroy(ch) == DOCA_ERROR_IN_USE, "channel destroy with a CQ");
     CHECK(doca_verbs_qp_destroy(a.qp) == DOCA_SUCCESS, "QP destroy");

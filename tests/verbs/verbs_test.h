@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "doca_verbs.h"
 
@@ -154,6 +155,28 @@ static inline void vt_address(struct vt_dev *d, uint16_t *lid, uint8_t gid[16])
     memset(gid, 0, 16);
     if (ibv_query_gid(d->ctx, 1, 0, &g) == 0)
         memcpy(gid, g.raw, 16);
+}
+
+/*
+ * The cq_context of the next event on a completion channel, waiting up to
+ * timeout_ms; NULL when none came. Any answer but SUCCESS or AGAIN (with a
+ * NULL context) counts in *bad.
+ */
+static inline void *vt_wait_cq_event(doca_verbs_comp_channel_t *ch, int timeout_ms, int *bad)
+{
+    struct timespec t = {0, 1000000};
+    void *ctx = NULL;
+
+    for (int waited = 0; waited <= timeout_ms; waited++) {
+        doca_error_t err = doca_verbs_get_cq_comp_channel_event(ch, &ctx);
+
+        if (err == DOCA_SUCCESS)
+            return ctx;
+        if (err != DOCA_ERROR_AGAIN || ctx != NULL)
+            (*bad)++;
+        nanosleep(&t, NULL);
+    }
+    return NULL;
 }
 
 #endif /* VERBS_TEST_H */
