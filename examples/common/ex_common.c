@@ -171,6 +171,11 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
         case 'p':
             if (ex_number("-p", optarg, 0, 31, &v) != 0)
                 return -1;
+            if ((ex->refused_handlers & (1u << v)) != 0) {
+                EX_ERR("-p %lu: %s; use %s", v, ex->refused_handler_why,
+                       ex_handler_list(ex, handlers, sizeof(handlers)));
+                return -1;
+            }
             if ((ex->handlers & (1u << v)) == 0) {
                 EX_ERR("-p %lu: %s does not support this NIC handler; use %s", v, ex->name,
                        ex_handler_list(ex, handlers, sizeof(handlers)));

@@ -50,6 +50,9 @@ struct ex_info {
     uint32_t id;         /* sent at connect: both peers must run the same example */
     bool has_exec_scope; /* accepts -e */
     uint32_t handlers;   /* bit h set: -p h is accepted */
+    /* Bit h set: -p h is refused with refused_handler_why (0: the usual line for any other). */
+    uint32_t refused_handlers;
+    const char *refused_handler_why;
 };
 
 enum ex_exec {

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "ex_common.h"
 
@@ -60,6 +61,19 @@ extern "C" int ex_gpu_select(const char *bus_id)
     return 0;
 }
 
+extern "C" int ex_gpu_compute_capability(int *major, int *minor)
+{
+    int dev = -1;
+
+    if (ex_cuda_check(cudaGetDevice(&dev), "cudaGetDevice") ||
+        ex_cuda_check(cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, dev),
+                      "reading the GPU's compute capability") ||
+        ex_cuda_check(cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, dev),
+                      "reading the GPU's compute capability"))
+        return -1;
+    return 0;
+}
+
 extern "C" int ex_gpu_stream_create(void **stream)
 {
     cudaStream_t s;
@@ -74,6 +88,50 @@ extern "C" void ex_gpu_stream_destroy(void *stream)
 {
     if (stream != NULL)
         cudaStreamDestroy((cudaStream_t)stream);
+}
+
+extern "C" int ex_gpu_run_timed(void *stream, int (*launch)(void *arg, void *stream), void *arg,
+                                const char *what, unsigned timeout_s, double *elapsed_us)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    cudaEvent_t start = NULL, stop = NULL;
+    uint64_t deadline;
+    cudaError_t rc;
+    float ms = 0;
+    int ret = -1;
+
+    if (ex_cuda_check(cudaEventCreate(&start), "cudaEventCreate") ||
+        ex_cuda_check(cudaEventCreate(&stop), "cudaEventCreate") ||
+        ex_cuda_check(cudaEventRecord(start, s), "cudaEventRecord"))
+        goto out;
+    if (launch(arg, stream) != 0 || ex_cuda_check(cudaGetLastError(), what) ||
+        ex_cuda_check(cudaEventRecord(stop, s), "cudaEventRecord"))
+        goto out;
+    deadline = ex_now_ns() + (uint64_t)timeout_s * 1000000000ull;
+    while ((rc = cudaEventQuery(stop)) == cudaErrorNotReady) {
+        /* Politely: a software NIC in this process needs the CUDA driver too. */
+        const struct timespec nap = {0, 20000};
+
+        nanosleep(&nap, NULL);
+        if (ex_signal != 0 || ex_now_ns() > deadline) {
+            if (ex_signal != 0)
+                EX_ERR("%s has not finished and a signal arrived", what);
+            else
+                EX_ERR("%s has not finished after %u s", what, timeout_s);
+            goto out;
+        }
+    }
+    if (ex_cuda_check(rc, what) ||
+        ex_cuda_check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime"))
+        goto out;
+    *elapsed_us = (double)ms * 1000.0;
+    ret = 0;
+out:
+    if (start != NULL)
+        cudaEventDestroy(start);
+    if (stop != NULL)
+        cudaEventDestroy(stop);
+    return ret;
 }
 
 extern "C" int ex_gpu_memcpy_to_gpu(void *dst_gpu, const void *src, size_t len)

@@ -26,9 +26,25 @@ int ex_gpu_count(char *first_bus_id, size_t bus_len, char *why, size_t why_len);
 /* Makes the GPU at bus_id the calling thread's device and creates its context; 0 on success. */
 int ex_gpu_select(const char *bus_id);
 
+/*
+ * The compute capability (major, minor) of the calling thread's device
+ * (the one ex_gpu_select made current); 0 on success.
+ */
+int ex_gpu_compute_capability(int *major, int *minor);
+
 /* A stream that never waits for the legacy default stream (cudaStreamNonBlocking). */
 int ex_gpu_stream_create(void **stream);
 void ex_gpu_stream_destroy(void *stream);
+
+/*
+ * Runs launch(arg, stream), which launches kernels on stream (0, or -1
+ * logged), between two CUDA events, and waits for them without blocking
+ * signals. *elapsed_us gets the time between the events. 0, or -1 (logged,
+ * naming what) when the launch or the kernels failed, a signal arrived or
+ * they had not finished after timeout_s seconds (then they may still run).
+ */
+int ex_gpu_run_timed(void *stream, int (*launch)(void *arg, void *stream), void *arg,
+                     const char *what, unsigned timeout_s, double *elapsed_us);
 
 int ex_gpu_memcpy_to_gpu(void *dst_gpu, const void *src, size_t len);
 int ex_gpu_memcpy_from_gpu(void *dst, const void *src_gpu, size_t len);

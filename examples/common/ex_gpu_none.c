@@ -30,6 +30,13 @@ int ex_gpu_select(const char *bus_id)
     return ex_no_cuda();
 }
 
+int ex_gpu_compute_capability(int *major, int *minor)
+{
+    (void)major;
+    (void)minor;
+    return ex_no_cuda();
+}
+
 int ex_gpu_stream_create(void **stream)
 {
     (void)stream;
@@ -39,6 +46,18 @@ int ex_gpu_stream_create(void **stream)
 void ex_gpu_stream_destroy(void *stream)
 {
     (void)stream;
+}
+
+int ex_gpu_run_timed(void *stream, int (*launch)(void *arg, void *stream), void *arg,
+                     const char *what, unsigned timeout_s, double *elapsed_us)
+{
+    (void)stream;
+    (void)launch;
+    (void)arg;
+    (void)what;
+    (void)timeout_s;
+    (void)elapsed_us;
+    return ex_no_cuda();
 }
 
 int ex_gpu_memcpy_to_gpu(void *dst_gpu, const void *src, size_t len)

@@ -9,13 +9,12 @@
  * have completed it checks every byte the puts wrote.
  */
 #include <endian.h>
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ex_bw.h"
 #include "ex_common.h"
 #include "ex_gpu.h"
 #include "ex_oob.h"
@@ -35,91 +34,12 @@ static const struct ex_info put_bw_info = {
                     (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW),
 };
 
-/* ---- Pattern -------------------------------------------------------------------------------- */
-
-static void put_bw_fill(uint8_t *buf, int size_idx, uint32_t slots)
-{
-    size_t size = put_bw_size(size_idx);
-
-    for (uint32_t s = 0; s < slots; s++) {
-        uint8_t *p = buf + (size_t)s * size;
-        uint32_t v = put_bw_pattern_start(size_idx, s);
-
-        for (size_t o = 0; o < size; o++) {
-            p[o] = (uint8_t)(v + 1);
-            v = v == 254 ? 0 : v + 1;
-        }
-    }
-}
-
-/* The first byte of buf that differs from the pattern: its offset, or -1 if none. */
-static long long put_bw_first_bad(const uint8_t *buf, int size_idx, uint32_t slots)
-{
-    size_t size = put_bw_size(size_idx);
-
-    for (uint32_t s = 0; s < slots; s++) {
-        const uint8_t *p = buf + (size_t)s * size;
-        uint32_t v = put_bw_pattern_start(size_idx, s);
-
-        for (size_t o = 0; o < size; o++) {
-            if (p[o] != (uint8_t)(v + 1))
-                return (long long)((size_t)s * size + o);
-            v = v == 254 ? 0 : v + 1;
-        }
-    }
-    return -1;
-}
-
-/* The pattern byte at offset pos of size number size_idx's buffer. */
-static uint8_t put_bw_expected(int size_idx, size_t pos)
-{
-    size_t size = put_bw_size(size_idx);
-    uint32_t slot = (uint32_t)(pos / size);
-
-    return (uint8_t)((put_bw_pattern_start(size_idx, slot) + pos % size) % 255 + 1);
-}
-
 /* ---- Server --------------------------------------------------------------------------------- */
-
-/* Checks every slot of every size's buffer; logs the first bad byte. 0 when all are right. */
-static int put_bw_validate(struct ex_buf *bufs, uint32_t iterations)
-{
-    uint8_t *staging = NULL;
-    int rc = 0;
-
-    for (int i = 0; i < PUT_BW_NUM_SIZES && rc == 0; i++) {
-        uint32_t slots = put_bw_slots(iterations, put_bw_size(i));
-        const uint8_t *data = bufs[i].addr;
-        long long bad;
-
-        if (bufs[i].gpu) {
-            /* GPU memory: validated from a copy. */
-            if (staging == NULL && (staging = malloc(PUT_BW_BUF_CAP)) == NULL) {
-                EX_ERR("out of memory for the validation copy");
-                return -1;
-            }
-            if (ex_gpu_memcpy_from_gpu(staging, bufs[i].addr, bufs[i].len) != 0) {
-                free(staging);
-                return -1;
-            }
-            data = staging;
-        }
-        bad = put_bw_first_bad(data, i, slots);
-        if (bad >= 0) {
-            EX_ERR("Validation error: buffer %d (%zu-byte messages) pos %lld has invalid data "
-                   "0x%02x, expected 0x%02x",
-                   i, put_bw_size(i), bad, data[bad], put_bw_expected(i, (size_t)bad));
-            rc = -1;
-        }
-    }
-    free(staging);
-    return rc;
-}
 
 static int put_bw_server(const struct ex_args *a)
 {
-    struct ex_buf bufs[PUT_BW_NUM_SIZES];
-    struct ex_remote_buf remote[PUT_BW_NUM_SIZES];
+    struct ex_buf bufs[EX_BW_NUM_SIZES];
+    struct ex_remote_buf remote[EX_BW_NUM_SIZES];
     struct ex_qp_info mine, peer;
     struct ex_ctx c;
     uint32_t code = 0;
@@ -134,18 +54,15 @@ static int put_bw_server(const struct ex_args *a)
         goto out;
     if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0)
         goto out;
-    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
-        size_t len = put_bw_size(i) * put_bw_slots(a->iterations, put_bw_size(i));
-
-        if (ex_buf_create(&c, len,
+    if (ex_bw_bufs_create(&c, a->iterations,
                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
-                          &bufs[i]) != 0)
-            goto out;
+                          0, bufs) != 0)
+        goto out;
+    for (int i = 0; i < EX_BW_NUM_SIZES; i++)
         remote[i] = ex_buf_remote(&bufs[i]);
-    }
-    EX_INFO("%d target buffers registered in %s memory", PUT_BW_NUM_SIZES,
+    EX_INFO("%d target buffers registered in %s memory", EX_BW_NUM_SIZES,
             c.gpu != NULL ? "GPU" : "host");
-    if (ex_oob_send_bufs(fd, remote, PUT_BW_NUM_SIZES) != EX_OOB_OK ||
+    if (ex_oob_send_bufs(fd, remote, EX_BW_NUM_SIZES) != EX_OOB_OK ||
         ex_ctx_qp_info(&c, &mine) != 0 || ex_oob_exchange_qp(fd, &mine, &peer) != EX_OOB_OK ||
         ex_ctx_connect(&c, &peer) != 0 || ex_oob_barrier(fd) != EX_OOB_OK)
         goto out;
@@ -167,14 +84,13 @@ static int put_bw_server(const struct ex_args *a)
         goto out;
     }
     EX_INFO("the client reports all runs completed: validating");
-    if (put_bw_validate(bufs, a->iterations) == 0) {
+    if (ex_bw_bufs_check(bufs, a->iterations) == 0) {
         EX_WARN("Validation successful! Data received correctly from client.");
         ret = 0;
     }
     ex_oob_send_code(fd, ret == 0 ? EX_OOB_CODE_VALID_OK : EX_OOB_CODE_VALID_FAIL);
 out:
-    for (int i = 0; i < PUT_BW_NUM_SIZES; i++)
-        ex_buf_destroy(&c, &bufs[i]);
+    ex_bw_bufs_destroy(&c, bufs);
     ex_ctx_close(&c);
     if (fd >= 0)
         close(fd);
@@ -186,108 +102,47 @@ out:
 struct put_bw_cpu {
     struct doca_gpu_dev_verbs_qp *qp;
     struct put_bw_job job;
-    pthread_barrier_t start;
-};
-
-struct put_bw_cpu_thread {
-    struct put_bw_cpu *run;
-    uint32_t index;
-    pthread_t th;
-    int status;
 };
 
 /* Thread index of PUT_BW_CPU_THREADS: puts index, index + N, ..., then waits for its last. */
-static void *put_bw_cpu_main(void *arg)
+static int put_bw_cpu_thread(void *arg, uint32_t index)
 {
-    struct put_bw_cpu_thread *t = arg;
-    const struct put_bw_job *j = &t->run->job;
+    struct put_bw_cpu *run = arg;
+    const struct put_bw_job *j = &run->job;
     uint64_t ticket = 0;
     bool posted = false;
 
-    pthread_barrier_wait(&t->run->start);
-    for (uint32_t k = t->index; k < j->iterations; k += PUT_BW_CPU_THREADS) {
+    for (uint32_t k = index; k < j->iterations; k += PUT_BW_CPU_THREADS) {
         uint64_t off = (uint64_t)(k % j->slots) * j->size;
         struct doca_gpu_dev_verbs_addr raddr = {j->raddr + off, j->rkey_be};
         struct doca_gpu_dev_verbs_addr laddr = {j->laddr + off, j->lkey_be};
 
         ticket = gdaki_put(
-                t->run->qp, raddr, laddr, j->size, DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
+                run->qp, raddr, laddr, j->size, DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
                 DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT);
         posted = true;
     }
-    t->status = posted ? gdaki_wait(t->run->qp, ticket) : 0;
-    return NULL;
+    return posted ? gdaki_wait(run->qp, ticket) : 0;
 }
 
 static int put_bw_cpu_run(struct doca_gpu_dev_verbs_qp *qp, const struct put_bw_job *job,
                           double *elapsed_us)
 {
     struct put_bw_cpu run = {.qp = qp, .job = *job};
-    struct put_bw_cpu_thread threads[PUT_BW_CPU_THREADS];
-    uint32_t started = 0;
-    uint64_t t0, t1;
-    int ret = 0;
 
-    pthread_barrier_init(&run.start, NULL, PUT_BW_CPU_THREADS + 1);
-    for (uint32_t i = 0; i < PUT_BW_CPU_THREADS; i++) {
-        threads[i] = (struct put_bw_cpu_thread){.run = &run, .index = i};
-        if (pthread_create(&threads[i].th, NULL, put_bw_cpu_main, &threads[i]) != 0) {
-            EX_ERR("cannot start CPU thread %u: %s", i, strerror(errno));
-            /* Nothing runs without the barrier: the missing threads will never be waited for. */
-            exit(EXIT_FAILURE);
-        }
-        started++;
-    }
-    pthread_barrier_wait(&run.start);
-    t0 = ex_now_ns();
-    for (uint32_t i = 0; i < started; i++) {
-        pthread_join(threads[i].th, NULL);
-        if (threads[i].status != 0)
-            ret = -1;
-    }
-    t1 = ex_now_ns();
-    pthread_barrier_destroy(&run.start);
-    if (ret != 0)
+    if (ex_bw_cpu_run(PUT_BW_CPU_THREADS, put_bw_cpu_thread, &run, elapsed_us) != 0) {
         EX_ERR("a put of %llu bytes completed in error", (unsigned long long)job->size);
-    *elapsed_us = (double)(t1 - t0) / 1000.0;
-    return ret;
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- Client --------------------------------------------------------------------------------- */
 
-/* The client's source buffers, filled with the pattern the server checks. */
-static int put_bw_sources(struct ex_ctx *c, uint32_t iterations, struct ex_buf *bufs)
-{
-    uint8_t *staging = NULL;
-
-    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
-        uint32_t slots = put_bw_slots(iterations, put_bw_size(i));
-
-        if (ex_buf_create(c, put_bw_size(i) * slots, IBV_ACCESS_LOCAL_WRITE, &bufs[i]) != 0)
-            goto fail;
-        if (!bufs[i].gpu) {
-            put_bw_fill(bufs[i].addr, i, slots);
-            continue;
-        }
-        if (staging == NULL && (staging = malloc(PUT_BW_BUF_CAP)) == NULL) {
-            EX_ERR("out of memory for the pattern");
-            goto fail;
-        }
-        put_bw_fill(staging, i, slots);
-        if (ex_gpu_memcpy_to_gpu(bufs[i].addr, staging, bufs[i].len) != 0)
-            goto fail;
-    }
-    free(staging);
-    return 0;
-fail:
-    free(staging);
-    return -1;
-}
-
 static int put_bw_client(const struct ex_args *a)
 {
-    struct ex_buf bufs[PUT_BW_NUM_SIZES];
-    struct ex_remote_buf remote[PUT_BW_NUM_SIZES];
+    struct ex_buf bufs[EX_BW_NUM_SIZES];
+    struct ex_remote_buf remote[EX_BW_NUM_SIZES];
     struct ex_qp_info mine, peer;
     struct ex_ctx c;
     void *stream = NULL;
@@ -300,12 +155,13 @@ static int put_bw_client(const struct ex_args *a)
     if (ex_oob_client(a->server_ip, a->port, &fd) != EX_OOB_OK ||
         ex_oob_hello(fd, &put_bw_info, a->iterations) != EX_OOB_OK)
         goto out;
+    /* The client's source buffers hold the pattern the server checks. */
     if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
-        put_bw_sources(&c, a->iterations, bufs) != 0)
+        ex_bw_bufs_create(&c, a->iterations, IBV_ACCESS_LOCAL_WRITE, 1, bufs) != 0)
         goto out;
-    if (ex_oob_recv_bufs(fd, remote, PUT_BW_NUM_SIZES) != EX_OOB_OK)
+    if (ex_oob_recv_bufs(fd, remote, EX_BW_NUM_SIZES) != EX_OOB_OK)
         goto out;
-    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
+    for (int i = 0; i < EX_BW_NUM_SIZES; i++) {
         if (remote[i].len != bufs[i].len) {
             EX_ERR("the server's buffer %d holds %llu bytes, %zu expected", i,
                    (unsigned long long)remote[i].len, bufs[i].len);
@@ -326,16 +182,15 @@ static int put_bw_client(const struct ex_args *a)
     else
         printf("put_bw: CPU execution, %d threads, 1 QP, NIC handler %s\n", PUT_BW_CPU_THREADS,
                gdaki_nic_handler_name(c.handler));
-    printf("%12s %11s %11s %16s %13s\n", "Size (B)", "Iterations", "BW (Gbps)", "Rate (Mpps)",
-           "Time (us)");
-    for (int i = 0; i < PUT_BW_NUM_SIZES; i++) {
+    ex_bw_table_header();
+    for (int i = 0; i < EX_BW_NUM_SIZES; i++) {
         struct put_bw_job job = {
                 .raddr = remote[i].addr,
                 .laddr = (uint64_t)(uintptr_t)bufs[i].addr,
-                .size = put_bw_size(i),
+                .size = ex_bw_size(i),
                 .rkey_be = htobe32(remote[i].rkey),
                 .lkey_be = htobe32(bufs[i].mr->lkey),
-                .slots = put_bw_slots(a->iterations, put_bw_size(i)),
+                .slots = ex_bw_slots(a->iterations, ex_bw_size(i)),
                 .iterations = a->iterations,
         };
         bool warp = a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP;
@@ -343,7 +198,7 @@ static int put_bw_client(const struct ex_args *a)
         int rc;
 
         if (ex_signal != 0) {
-            EX_ERR("stopped by signal %d before the %zu-byte run", (int)ex_signal, put_bw_size(i));
+            EX_ERR("stopped by signal %d before the %zu-byte run", (int)ex_signal, ex_bw_size(i));
             goto out;
         }
         rc = c.gpu != NULL ? put_bw_gpu_run(c.qp_dev, &job, warp, stream, &us)
@@ -352,12 +207,7 @@ static int put_bw_client(const struct ex_args *a)
             ex_ctx_report_qp_error(&c);
             goto out;
         }
-        if (us <= 0)
-            us = 0.001;
-        printf("%12zu %11u %11.3f %16.4f %13.1f\n", put_bw_size(i), a->iterations,
-               (double)a->iterations * (double)job.size * 8.0 / (us * 1000.0),
-               (double)a->iterations / us, us);
-        fflush(stdout);
+        ex_bw_table_row(job.size, a->iterations, us);
     }
     if (ex_oob_send_code(fd, EX_OOB_CODE_RUNS_DONE) != EX_OOB_OK)
         goto out;
@@ -374,8 +224,7 @@ static int put_bw_client(const struct ex_args *a)
     ret = 0;
 out:
     ex_gpu_stream_destroy(stream);
-    for (int i = 0; i < PUT_BW_NUM_SIZES; i++)
-        ex_buf_destroy(&c, &bufs[i]);
+    ex_bw_bufs_destroy(&c, bufs);
     ex_ctx_close(&c);
     if (fd >= 0)
         close(fd);

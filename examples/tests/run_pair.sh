@@ -11,11 +11,14 @@
 #                        finds a GPU; its bus id is passed as -g, and both sides run
 #                        under a private MPS daemon where it can start (scripts/mps.sh)
 #   --validate           the server must print its validation success line
+#   --validate-client L  the client must print the line L (its own validation's success)
 #   --sizes "S1 S2 ..."  the client's table must have exactly these rows, sane values
 #   --client-args "..."  more arguments for the client only
 #   --expect-failure RE  both sides must fail, and RE must appear in both outputs
 #   --kill-client RE     SIGKILL the client once RE appears in its output; the server
 #                        must then fail without validating
+#   --expect-refusal RE  no run: the example, as a server and as a client, must exit
+#                        non-zero before listening or connecting, printing RE
 #   --signal-server      no client: SIGTERM the server while it waits for one; it must
 #                        say so and fail
 #   --timeout S          seconds each side may take (default 120)
@@ -25,21 +28,25 @@ set -u
 
 gpu_probe=""
 validate=0
+validate_client=""
 sizes=""
 client_args=""
 expect_failure=""
 kill_client=""
 signal_server=0
+expect_refusal=""
 limit=120
 while [ $# -gt 0 ]; do
     case "$1" in
     --gpu) gpu_probe=$2; shift 2 ;;
     --validate) validate=1; shift ;;
+    --validate-client) validate_client=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --client-args) client_args=$2; shift 2 ;;
     --expect-failure) expect_failure=$2; shift 2 ;;
     --kill-client) kill_client=$2; shift 2 ;;
     --signal-server) signal_server=1; shift ;;
+    --expect-refusal) expect_refusal=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
     *) break ;;
     esac
@@ -90,6 +97,22 @@ if [ -n "$gpu_probe" ]; then
     else
         echo "run_pair: no MPS daemon: small puts wait for the other process's GPU time slice"
     fi
+fi
+
+if [ -n "$expect_refusal" ]; then
+    for side in server client; do
+        side_args=()
+        [ $side = client ] && side_args=(-c 127.0.0.1 -P 1)
+        timeout "$limit" "$launcher" -- "$example" "${args[@]}" "${side_args[@]}" >"$tmp/$side.log" 2>&1
+        rc=$?
+        cat "$tmp/$side.log"
+        [ $rc -ne 0 ] || fail "the $side accepted the command line"
+        [ $rc -ne 124 ] || fail "the $side did not exit within $limit s"
+        grep -qE -- "$expect_refusal" "$tmp/$side.log" || fail "the $side did not say '$expect_refusal'"
+        grep -q "Server listening" "$tmp/$side.log" && fail "the $side started listening"
+    done
+    echo "PASS: server and client refused the command line with '$expect_refusal'"
+    exit 0
 fi
 
 # Waits (up to $limit s) for a process to end; its exit status, or 124 if it had to be killed.
@@ -163,6 +186,7 @@ done
 if [ -n "$kill_client" ]; then
     [ $server_rc -ne 0 ] || fail "the server succeeded although its client was killed"
     grep -q "Validation successful" "$tmp/server.log" && fail "the server validated anyway"
+    grep -q "Validation successful" "$tmp/client.log" && fail "the killed client validated"
     grep -q "closed the connection before reporting" "$tmp/server.log" ||
         fail "the server did not say that the client left before reporting"
     echo "PASS: the server failed without validating once the client was gone"
@@ -184,6 +208,9 @@ fi
 if [ $validate -eq 1 ]; then
     grep -qF "Validation successful! Data received correctly from client." "$tmp/server.log" ||
         fail "no validation line from the server"
+fi
+if [ -n "$validate_client" ]; then
+    grep -qF "$validate_client" "$tmp/client.log" || fail "no validation line from the client"
 fi
 if [ -n "$sizes" ]; then
     # Table rows: the size, the iterations, then numbers; the last column (a time) must be > 0.

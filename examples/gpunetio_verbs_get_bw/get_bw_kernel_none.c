@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* get_bw's kernel launcher in a build without CUDA: never reached (--exec gpu is refused there). */
+#include "ex_common.h"
+#include "get_bw.h"
+
+int get_bw_gpu_run(struct doca_gpu_dev_verbs_qp *qp, const struct get_bw_job *job, int warp,
+                   int mcst, void *stream, double *elapsed_us)
+{
+    (void)qp;
+    (void)job;
+    (void)warp;
+    (void)mcst;
+    (void)stream;
+    (void)elapsed_us;
+    EX_ERR("this build has no CUDA: run with --exec cpu");
+    return -1;
+}
