@@ -105,9 +105,11 @@ struct doca_gpu_verbs_qp_error_info {
  * the caller placed it in GPU memory (NULL otherwise). send_dbr_mode_ext
  * must match how the QP was made (VALID_DBR; NO_DBR_HW for a NO_DBR_EXT QP;
  * NO_DBR_SW_EMULATED for one made with emulate_no_dbr_ext).
- * cq_rq and dbr_cpu_ptr (DOCA 5.0: the receive CQ and the doorbell
- * record's CPU address, for receive queues the CPU services progress) must
- * be NULL: the services are not built yet (NOT_SUPPORTED otherwise).
+ * cq_rq and dbr_cpu_ptr (DOCA 5.0): the QP's receive CQ, a regular CQ in
+ * host memory, and the QP's doorbell record in host memory, for a receive
+ * queue of RDMA writes with immediate that a service drains
+ * (doca_gpu_verbs_service_monitor_qp); every receive WQE (no scatter
+ * entries) is handed to the NIC here. Both NULL: no receive side.
  * cq_type is the CQ's kind (CQ_64B, CQ_64B_COLLAPSED) or CQ_UNKNOWN to take
  * it from cq_sq; enable_data_direct must be false (no Data Direct NIC).
  * gpu_dev NULL builds the descriptor in host memory for CPU threads.
@@ -115,10 +117,11 @@ struct doca_gpu_verbs_qp_error_info {
  * path matches completions to WQEs and never returns CQ credits).
  * Errors: INVALID_VALUE (bad handler, a handler, mode or cq_type not matching
  * the QP, cq_sq not the QP's send CQ or made without overrun, an SQ larger than
- * DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM, rings in GPU memory with gpu_dev NULL),
- * NOT_SUPPORTED (a handler this machine cannot do, with the reason;
- * CQ_64B_COLLAPSED_HOST; Data Direct), DRIVER,
- * NO_MEMORY.
+ * DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM, rings in GPU memory with gpu_dev NULL,
+ * cq_rq not the QP's receive CQ or without dbr_cpu_ptr, cq_rq for a QP
+ * without its own receive queue), NOT_SUPPORTED (a handler this machine
+ * cannot do, with the reason; CQ_64B_COLLAPSED_HOST; Data Direct; a receive
+ * CQ or doorbell record in GPU memory), DRIVER, NO_MEMORY.
  */
 DOCA_STABLE doca_error_t doca_gpu_verbs_export_qp(
         doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp, enum doca_gpu_dev_verbs_nic_handler nic_handler,
@@ -161,6 +164,29 @@ DOCA_STABLE doca_error_t doca_gpu_verbs_can_gpu_register_uar(void *db, bool *out
 /* Maps the UAR page of sq_db for the GPU (counted per page); uar_addr_gpu: sq_db's GPU address. */
 DOCA_STABLE doca_error_t doca_gpu_verbs_export_uar(uint64_t *sq_db, uint64_t **uar_addr_gpu);
 DOCA_STABLE doca_error_t doca_gpu_verbs_unexport_uar(uint64_t *uar_addr_gpu);
+
+/* ---- Services ------------------------------------------------------------------------------ */
+
+/* A library thread making forward progress on the QPs it monitors. */
+typedef void *doca_gpu_verbs_service_t;
+
+/* Starts the service's thread. INVALID_VALUE (NULL), NO_MEMORY, OPERATING_SYSTEM. */
+DOCA_STABLE doca_error_t doca_gpu_verbs_create_service(doca_gpu_verbs_service_t *out_service);
+/*
+ * Adds an exported QP: a CPU_PROXY QP's doorbells are rung by the service
+ * from then on (as doca_gpu_verbs_cpu_proxy_progress() would; both may
+ * run); a QP exported with a receive side (cq_rq) has its receive CQ
+ * drained, each signal immediate applied to the service's signal map
+ * (doca_gpunetio_signal.h), each receive WQE handed back; a receive error
+ * CQE stops that QP's draining with one line, not the other QPs'. A
+ * monitored QP cannot be unexported or reset (IN_USE) until the service
+ * is destroyed. IN_USE when another service monitors it; monitoring it
+ * again is a no-op.
+ */
+DOCA_STABLE doca_error_t doca_gpu_verbs_service_monitor_qp(doca_gpu_verbs_service_t service,
+                                                           struct doca_gpu_verbs_qp *qp);
+/* Stops and joins the thread; its QPs are no longer monitored. */
+DOCA_STABLE doca_error_t doca_gpu_verbs_destroy_service(doca_gpu_verbs_service_t service);
 
 /* ---- What a GPU and NIC pair can do -------------------------------------------------------- */
 

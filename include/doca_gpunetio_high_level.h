@@ -86,8 +86,9 @@ struct doca_gpu_verbs_qp_init_attr_hl {
      */
     doca_verbs_comp_channel_t *comp_channel;
     /*
-     * DOCA 5.0: receive WQEs of the QP, drained by the CPU services (not
-     * built yet): must be 0 (NOT_SUPPORTED otherwise).
+     * DOCA 5.0: receive WQEs of the QP, drained by a service. Not built
+     * for high-level QPs yet: must be 0 (NOT_SUPPORTED otherwise; make the
+     * QP with doca_verbs and export it with cq_rq instead).
      */
     uint16_t rq_nwqe;
     uint8_t reserved3[2];

@@ -100,6 +100,37 @@ doca_gpu_dev_verbs_put(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_ver
             qp, raddr, laddr, size, &ticket, code_opt);
 }
 
+/*
+ * ---- put_immediate: put as one RDMA write with immediate whose immediate
+ * adds sig_val to signal sig_id of the receiver's signal map (thread scope;
+ * the receiver's service applies it: doca_gpunetio_signal.h) ----
+ */
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_CQT_PARAM>
+__device__ static __forceinline__ void doca_gpu_dev_verbs_put_immediate(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_addr raddr,
+        struct doca_gpu_dev_verbs_addr laddr, size_t size, uint32_t sig_id, uint32_t sig_val,
+        doca_gpu_dev_verbs_ticket_t *out_ticket, DGN_CODE_OPT)
+{
+    *out_ticket = dgn_post(qp, nic_handler, [&](uint32_t nic) {
+        return gdaki_put_imm(qp, raddr, laddr, size, gdaki_signal_imm(sig_id, sig_val),
+                             resource_sharing_mode, nic, code_opt);
+    });
+}
+
+template <DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_CQT_PARAM>
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_put_immediate(struct doca_gpu_dev_verbs_qp *qp,
+                                 struct doca_gpu_dev_verbs_addr raddr,
+                                 struct doca_gpu_dev_verbs_addr laddr, size_t size, uint32_t sig_id,
+                                 uint32_t sig_val, DGN_CODE_OPT)
+{
+    doca_gpu_dev_verbs_ticket_t ticket;
+
+    doca_gpu_dev_verbs_put_immediate<resource_sharing_mode, nic_handler, cq_type>(
+            qp, raddr, laddr, size, sig_id, sig_val, &ticket, code_opt);
+}
+
 /* ---- p: an inline put of one value of type T (at most 8 bytes) ---- */
 
 template <typename T, DGN_RSM_PARAM, DGN_NIC_PARAM, DGN_CQT_PARAM>

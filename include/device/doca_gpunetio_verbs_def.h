@@ -72,7 +72,8 @@ extern "C" {
 /*
  * How a signal travels in the 32-bit immediate of an RDMA write with
  * immediate (DOCA 5.0's signal maps; host byte order): bit 0 the
- * operation, bits 1 .. VAL_SHIFT-1 the signal id, the bits above the value.
+ * operation (enum doca_gpu_dev_verbs_signal_op: ADD), bits 1 .. VAL_SHIFT-1
+ * the signal id, the bits above the value.
  * VAL_SHIFT may be set to 24 before this header for more ids, fewer value bits.
  */
 #define DOCA_GPUNETIO_VERBS_SIGNAL_IMM_OP_SHIFT 0

@@ -427,29 +427,6 @@ static doca_error_t check_cq_type(const doca_verbs_cq_t *cq_sq,
     return DOCA_SUCCESS;
 }
 
-/*
- * DOCA 5.0's receive side of an exported QP (cq_rq, with the doorbell
- * record's CPU address) is progressed by the CPU services, which are not
- * built yet: a QP exported with one is refused rather than left with a
- * receive queue nothing drains.
- */
-static doca_error_t check_receive_side(const doca_verbs_qp_t *qp, const doca_verbs_cq_t *cq_rq,
-                                       const void *dbr_cpu_ptr)
-{
-    if (cq_rq == NULL && dbr_cpu_ptr == NULL)
-        return DOCA_SUCCESS;
-    if (cq_rq == NULL || dbr_cpu_ptr == NULL || cq_rq != qp->init.receive_cq) {
-        DOCA_LOG_ERR("QP 0x%x: cq_rq must be the QP's receive CQ, with dbr_cpu_ptr, or both NULL",
-                     qp->qpn);
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    DOCA_LOG_ERR("QP 0x%x: a receive queue on an exported QP (cq_rq) needs the CPU services "
-                 "(doca_gpu_verbs_create_service), which this library does not have yet: pass "
-                 "cq_rq and dbr_cpu_ptr NULL",
-                 qp->qpn);
-    return DOCA_ERROR_NOT_SUPPORTED;
-}
-
 doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
                                       enum doca_gpu_dev_verbs_nic_handler nic_handler,
                                       void *gpu_qp_umem_dev_ptr, doca_verbs_cq_t *cq_sq,
@@ -464,8 +441,6 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
 
     if (err == DOCA_SUCCESS)
         err = check_cq_type(cq_sq, cq_type, enable_data_direct);
-    if (err == DOCA_SUCCESS)
-        err = check_receive_side(qp, cq_rq, dbr_cpu_ptr);
     if (err != DOCA_SUCCESS)
         return err;
     if (gpu_dev != NULL && (err = gpunetio_gpu_bind(gpu_dev, &cuda)) != DOCA_SUCCESS)
@@ -497,6 +472,8 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
         err = build_desc(gqp, gpu_qp_umem_dev_ptr);
     if (err == DOCA_SUCCESS)
         err = place_desc(gqp);
+    if (err == DOCA_SUCCESS)
+        err = gpunetio_rq_setup(gqp, cq_rq, dbr_cpu_ptr);
     if (err == DOCA_SUCCESS &&
         gqp->nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW)
         err = gpunetio_free_flow_start(gqp);
@@ -526,6 +503,12 @@ doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev, struct doca_gpu_ver
         DOCA_LOG_ERR("QP 0x%x was exported with GPU context %p, not %p", qp->qp->qpn,
                      (void *)qp->gpu, (void *)gpu_dev);
         return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (atomic_load(&qp->monitored_by) != NULL) {
+        DOCA_LOG_ERR("QP 0x%x is monitored by a service; destroy the service first "
+                     "(doca_gpu_verbs_destroy_service)",
+                     qp->qp->qpn);
+        return DOCA_ERROR_IN_USE;
     }
     if (atomic_load(&qp->event_users) != 0) {
         DOCA_LOG_ERR("QP 0x%x is subscribed to a net-event object; destroy it first "

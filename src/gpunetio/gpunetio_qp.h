@@ -27,6 +27,20 @@
 /* Host memory of the QP mapped for the GPU, unmapped at unexport. */
 #define GPUNETIO_QP_MAPS 5
 
+/*
+ * The receive side of an exported QP (receive.c): receive WQEs without
+ * scatter entries, for RDMA writes with immediate, whose CQEs a service
+ * drains from a receive CQ in host memory, handing each WQE back.
+ */
+struct gpunetio_rq {
+    doca_verbs_cq_t *cq; /* NULL: no receive side */
+    uint32_t *dbrec;     /* the QP's doorbell record (word 0: receive counter), host memory */
+    uint32_t posted;     /* receive WQEs handed to the NIC */
+    uint32_t ci;         /* CQEs consumed */
+    bool fatal;          /* an error CQE: no more draining */
+    bool logged;         /* an unexpected CQE or dropped immediate was logged */
+};
+
 struct doca_gpu_verbs_qp {
     doca_gpu_t *gpu; /* NULL: exported for CPU threads */
     doca_verbs_qp_t *qp;
@@ -49,6 +63,8 @@ struct doca_gpu_verbs_qp {
     atomic_bool free_flow_stop;
 
     atomic_int event_users; /* net-event objects the QP is subscribed to (cq_events.c) */
+    _Atomic(struct doca_gpu_verbs_service *) monitored_by; /* the service progressing it */
+    struct gpunetio_rq rq;
 };
 
 /* Writes gqp->desc where the data path reads it (export.c). */
@@ -60,6 +76,11 @@ doca_error_t gpunetio_qp_read_desc(struct doca_gpu_verbs_qp *gqp,
 
 /* Rings the doorbell for what the data path published, if it moved; true if it did. */
 bool gpunetio_proxy_round(struct doca_gpu_verbs_qp *gqp);
+/*
+ * How a proxy thread waits between rounds: at once after a round that did
+ * something, yielding for 1024 idle rounds, then sleeping 50 us a round.
+ */
+void gpunetio_proxy_pace(bool progressed, unsigned int *idle);
 /* CPU_PROXY_FREE_FLOW: start / stop the thread that runs the proxy. */
 doca_error_t gpunetio_free_flow_start(struct doca_gpu_verbs_qp *gqp);
 void gpunetio_free_flow_stop(struct doca_gpu_verbs_qp *gqp);
@@ -73,5 +94,19 @@ void gpunetio_free_flow_stop(struct doca_gpu_verbs_qp *gqp);
 doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr_mode_ext mode,
                                    void *uar_reg, bool dbr_in_host, const char *who,
                                    enum doca_gpu_dev_verbs_nic_handler *out);
+
+/* The receive side asked for at export (cq_rq, dbr_cpu_ptr): checked, every WQE handed over. */
+doca_error_t gpunetio_rq_setup(struct doca_gpu_verbs_qp *gqp, doca_verbs_cq_t *cq_rq,
+                               void *dbr_cpu_ptr);
+/* After a QP reset: the receive WQEs, the CQ and the counters start over (no-op without one). */
+doca_error_t gpunetio_rq_reset(struct doca_gpu_verbs_qp *gqp);
+
+struct doca_gpu_verbs_signal_map;
+/*
+ * Consumes up to budget receive CQEs: each immediate applied to map (or
+ * dropped when NULL), each WQE handed back. True if any CQE was consumed.
+ */
+bool gpunetio_rq_drain(struct doca_gpu_verbs_qp *gqp, struct doca_gpu_verbs_signal_map *map,
+                       unsigned int budget);
 
 #endif /* GPUNETIO_QP_H */

@@ -59,9 +59,9 @@ doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, const void
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (a->rq_nwqe != 0) {
-        DOCA_LOG_ERR("rq_nwqe %u: receive queues on high-level QPs need the CPU services "
-                     "(doca_gpu_verbs_create_service), which this library does not have yet: "
-                     "leave rq_nwqe 0",
+        DOCA_LOG_ERR("rq_nwqe %u: receive queues on high-level QPs are not built yet: leave "
+                     "rq_nwqe 0, or make the QP with doca_verbs_qp_create and export it with "
+                     "cq_rq (doca_gpu_verbs_export_qp)",
                      a->rq_nwqe);
         return DOCA_ERROR_NOT_SUPPORTED;
     }

@@ -63,25 +63,26 @@ doca_error_t doca_gpu_verbs_cpu_proxy_enabled(const struct doca_gpu_verbs_qp *qp
     return DOCA_SUCCESS;
 }
 
-/*
- * The free-flow proxy: busy while there is work, then yielding, then
- * sleeping 50 us between rounds once idle for a while.
- */
+void gpunetio_proxy_pace(bool progressed, unsigned int *idle)
+{
+    const struct timespec nap = {.tv_sec = 0, .tv_nsec = 50000};
+
+    if (progressed)
+        *idle = 0;
+    else if (++*idle < 1024)
+        sched_yield();
+    else
+        nanosleep(&nap, NULL);
+}
+
+/* The free-flow proxy of one QP. */
 static void *free_flow_main(void *arg)
 {
     struct doca_gpu_verbs_qp *gqp = arg;
-    const struct timespec nap = {.tv_sec = 0, .tv_nsec = 50000};
     unsigned int idle = 0;
 
-    while (!atomic_load_explicit(&gqp->free_flow_stop, memory_order_relaxed)) {
-        if (gpunetio_proxy_round(gqp)) {
-            idle = 0;
-        } else if (++idle < 1024) {
-            sched_yield();
-        } else {
-            nanosleep(&nap, NULL);
-        }
-    }
+    while (!atomic_load_explicit(&gqp->free_flow_stop, memory_order_relaxed))
+        gpunetio_proxy_pace(gpunetio_proxy_round(gqp), &idle);
     return NULL;
 }
 

@@ -59,9 +59,17 @@ doca_gpu_verbs_reset_tracking_and_memory(struct doca_gpu_verbs_qp *qp_gverbs)
                      g->qp->qpn, verbs_qp_state_name(g->qp->state));
         return DOCA_ERROR_BAD_STATE;
     }
+    if (atomic_load(&g->monitored_by) != NULL) {
+        DOCA_LOG_ERR("QP 0x%x is monitored by a service: destroy the service before resetting "
+                     "the QP's tracking",
+                     g->qp->qpn);
+        return DOCA_ERROR_IN_USE;
+    }
     err = reset_wq(g->qp);
     if (err == DOCA_SUCCESS)
         err = verbs_cq_init_memory(g->cq);
+    if (err == DOCA_SUCCESS)
+        err = gpunetio_rq_reset(g);
     if (err != DOCA_SUCCESS)
         return err;
     pthread_mutex_lock(&g->proxy_lock);

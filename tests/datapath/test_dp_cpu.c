@@ -6,6 +6,8 @@
  *
  * Usage: test_dp_cpu ops HANDLER [hl]    every operation once, with the counter
  *                                        variants on a companion QP
+ *        test_dp_cpu service             ops with CPU_PROXY QPs progressed by a
+ *                                        service (no proxy thread of the test)
  *        test_dp_cpu share RSM THREADS   THREADS threads on one QP of 16 WQEs
  *                                        (RSM 0 exclusive, 1 CTA, 2 GPU), so
  *                                        the SQ and the CQ wrap many times
@@ -58,6 +60,43 @@ static int run_ops(int handler, bool hl)
     step = dp_ops(s.dev[0], &p, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO);
     dp_proxy_stop(&px);
     DP_CHECK(step == 0, "dp_ops failed at step %d", step);
+    return dp_finish(&s, DP_CHECK_OPS, 0, true);
+}
+
+/* Every operation on CPU_PROXY QPs that a service rings for: no proxy loop in the test. */
+static int run_service(void)
+{
+    struct dp_cfg c = cfg_of(DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY);
+    doca_gpu_verbs_service_t svc = NULL, other = NULL;
+    struct dp_side s;
+    struct dp_plan p;
+    int step;
+
+    c.companion = true;
+    dp_start(&s, &c);
+    dp_plan_of(&s, &p);
+    p.rsm = DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE;
+    p.counters = 1;
+    dp_fill_sources(&s);
+    DP_CHECK(doca_gpu_verbs_create_service(NULL) == DOCA_ERROR_INVALID_VALUE, "NULL service");
+    DP_CHECK(doca_gpu_verbs_create_service(&svc) == DOCA_SUCCESS &&
+                     doca_gpu_verbs_create_service(&other) == DOCA_SUCCESS,
+             "create_service");
+    DP_CHECK(doca_gpu_verbs_service_monitor_qp(svc, NULL) == DOCA_ERROR_INVALID_VALUE, "NULL QP");
+    for (int i = 0; i < s.nqps; i++)
+        DP_CHECK(doca_gpu_verbs_service_monitor_qp(svc, s.gqp[i]) == DOCA_SUCCESS &&
+                         doca_gpu_verbs_service_monitor_qp(svc, s.gqp[i]) == DOCA_SUCCESS,
+                 "monitor QP %d", i);
+    DP_CHECK(doca_gpu_verbs_service_monitor_qp(other, s.gqp[0]) == DOCA_ERROR_IN_USE,
+             "a second service on one QP");
+    DP_CHECK(doca_gpu_verbs_unexport_qp(s.gpu, s.gqp[0]) == DOCA_ERROR_IN_USE,
+             "unexport while monitored");
+    step = dp_ops(s.dev[0], &p, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO);
+    DP_CHECK(step == 0, "dp_ops failed at step %d", step);
+    DP_CHECK(doca_gpu_verbs_destroy_service(other) == DOCA_SUCCESS &&
+                     doca_gpu_verbs_destroy_service(svc) == DOCA_SUCCESS,
+             "destroy_service");
+    DP_CHECK(doca_gpu_verbs_destroy_service(NULL) == DOCA_ERROR_INVALID_VALUE, "NULL destroy");
     return dp_finish(&s, DP_CHECK_OPS, 0, true);
 }
 
@@ -234,11 +273,13 @@ int main(int argc, char **argv)
         rc = run_error();
     else if (strcmp(mode, "multi") == 0)
         rc = run_multi();
+    else if (strcmp(mode, "service") == 0)
+        rc = run_service();
     else if (strcmp(mode, "unready") == 0 && argc > 2)
         rc = run_unready((uint32_t)atoi(argv[2]));
     else {
         fprintf(stderr, "usage: test_dp_cpu ops HANDLER [hl] | share RSM THREADS | collapsed | "
-                        "error | multi | unready RSM\n");
+                        "error | multi | unready RSM | service\n");
         return 2;
     }
     printf("%s: %s (%d failures)\n", mode, rc == 0 ? "passed" : "FAILED", dp_failures);

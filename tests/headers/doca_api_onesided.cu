@@ -45,6 +45,9 @@ __global__ void doca_api_put(struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_d
     doca_gpu_dev_verbs_put(qp, r, l, size, &t);
     doca_gpu_dev_verbs_put<GPU, AUTO, THREAD, CQ_ANY>(qp, r, l, size, OPT);
     doca_gpu_dev_verbs_put<EXCL, AUTO, WARP>(qp, r, l, size);
+    /* Not DOCA's (the seed's put_immediate): a write with a signal immediate, thread scope. */
+    doca_gpu_dev_verbs_put_immediate<GPU, AUTO, CQ_ANY>(qp, r, l, size, 7u, 1u, &t, OPT);
+    doca_gpu_dev_verbs_put_immediate(qp, r, l, size, 7u, 1u);
     doca_gpu_dev_verbs_put(qp, r, l, size);
     RETURNS(void, doca_gpu_dev_verbs_put_thread(qp, r, l, size, &t));
     RETURNS(void, doca_gpu_dev_verbs_put_warp(qp, r, l, size, &t));

@@ -251,6 +251,42 @@ GDAKI_INLINE uint64_t gdaki_signal(struct doca_gpu_dev_verbs_qp *qp,
     return gdaki_post_end(&g, qp, 1, rsm, nic, code_opt);
 }
 
+/*
+ * The immediate of a signal (doca_gpunetio_verbs_def.h's packing, host
+ * order): add `value` to signal `sig_id` of the receiver's signal map.
+ */
+GDAKI_INLINE uint32_t gdaki_signal_imm(uint32_t sig_id, uint32_t value)
+{
+    return ((value & DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_MASK)
+            << DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT) |
+           ((sig_id & DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_MASK)
+            << DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_SHIFT) |
+           ((uint32_t)DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD << DOCA_GPUNETIO_VERBS_SIGNAL_IMM_OP_SHIFT);
+}
+
+/*
+ * put whose last WQE is an RDMA write with immediate carrying imm (host
+ * order): the receiver's QP consumes one receive WQE and gets a CQE with imm.
+ */
+GDAKI_INLINE uint64_t gdaki_put_imm(struct doca_gpu_dev_verbs_qp *qp,
+                                    struct doca_gpu_dev_verbs_addr raddr,
+                                    struct doca_gpu_dev_verbs_addr laddr, size_t size, uint32_t imm,
+                                    enum doca_gpu_dev_verbs_resource_sharing_mode rsm, uint32_t nic,
+                                    uint32_t code_opt)
+{
+    uint32_t n = gdaki_transfer_wqes(size);
+    uint64_t off = (uint64_t)(n - 1) << DOCA_GPUNETIO_VERBS_MAX_TRANSFER_SIZE_SHIFT;
+    struct gdaki_post g;
+    uint64_t base = gdaki_post_begin(&g, qp, n, rsm, code_opt);
+
+    if (n > 1)
+        gdaki_prepare_transfer(qp, base, n - 1, PRM_WQE_OPCODE_RDMA_WRITE, raddr, laddr, off);
+    gdaki_wqe_rdma(qp, gdaki_wqe_ptr(qp, base + n - 1), base + n - 1, PRM_WQE_OPCODE_RDMA_WRITE_IMM,
+                   GDAKI_WQE_FLAGS, gdaki_htobe32(imm), raddr.addr + off, raddr.key,
+                   laddr.addr + off, laddr.key, (uint32_t)(size - off));
+    return gdaki_post_end(&g, qp, n, rsm, nic, code_opt);
+}
+
 /* Waits for the WQE named by ticket: 0, or -EIO on an error completion (qp's CQ records it). */
 GDAKI_INLINE int gdaki_wait(struct doca_gpu_dev_verbs_qp *qp, uint64_t ticket)
 {

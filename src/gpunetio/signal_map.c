@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Signal maps (include/doca_gpunetio_signal.h): a table indexed by signal
+ * id of the slot each id adds to, with the running total the service keeps
+ * (the slot is only ever written, never read back). A slot in host memory
+ * (pinned or not) is written with a release store; a slot in GPU memory
+ * with a synchronous CUDA copy through the map's context.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda_driver.h"
+#include "core/log.h"
+#include "gpunetio_internal.h"
+#include "gpunetio_signal.h"
+
+/* Where a slot is, as the service writes it. */
+enum signal_slot_kind {
+    SIGNAL_SLOT_NONE = 0, /* id not registered */
+    SIGNAL_SLOT_HOST,
+    SIGNAL_SLOT_GPU,
+};
+
+struct signal_entry {
+    doca_gpu_verbs_signal_value_t *addr;
+    doca_gpu_verbs_signal_value_t total;
+    enum signal_slot_kind kind;
+};
+
+struct doca_gpu_verbs_signal_map {
+    struct signal_entry *entries; /* DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS of them */
+    uint32_t registered;
+    core_cu_context ctx; /* the context GPU slots are written through (NULL: none) */
+    bool attached;
+    uint64_t dropped;
+    bool logged_unknown, logged_op, logged_write, logged_copy;
+};
+
+/* The CUDA driver when it loads (NULL otherwise: every slot is host memory). */
+static const struct core_cuda_ops *signal_cuda(void)
+{
+    const struct core_cuda_ops *cuda = NULL;
+
+    return core_cuda_get(&cuda) == DOCA_SUCCESS ? cuda : NULL;
+}
+
+doca_error_t doca_gpu_verbs_signal_map_create(struct doca_gpu_verbs_signal_map **out_map)
+{
+    const struct core_cuda_ops *cuda = signal_cuda();
+    struct doca_gpu_verbs_signal_map *map;
+
+    if (out_map == NULL) {
+        DOCA_LOG_ERR("out_map is NULL: pass where to store the signal map");
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    map = calloc(1, sizeof(*map));
+    if (map != NULL)
+        map->entries = calloc(DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS, sizeof(*map->entries));
+    if (map == NULL || map->entries == NULL) {
+        free(map);
+        DOCA_LOG_ERR("out of memory for a signal map of %u ids",
+                     (unsigned)DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS);
+        return DOCA_ERROR_NO_MEMORY;
+    }
+    if (cuda != NULL && cuda->cuCtxGetCurrent(&map->ctx) != CORE_CU_SUCCESS)
+        map->ctx = NULL;
+    *out_map = map;
+    return DOCA_SUCCESS;
+}
+
+/* Whether addr is GPU memory (device memory of a CUDA context), not host memory. */
+static bool signal_slot_is_gpu(const struct core_cuda_ops *cuda, const void *addr)
+{
+    unsigned int type = 0;
+
+    return cuda != NULL &&
+           cuda->cuPointerGetAttribute(&type, CORE_CU_POINTER_ATTR_MEMORY_TYPE,
+                                       (core_cu_deviceptr)(uintptr_t)addr) == CORE_CU_SUCCESS &&
+           type == CORE_CU_MEMORYTYPE_DEVICE;
+}
+
+/* Writes the entry's total to its slot; false when the copy failed. */
+static bool signal_store(const struct doca_gpu_verbs_signal_map *map, struct signal_entry *e)
+{
+    const struct core_cuda_ops *cuda;
+
+    if (e->kind == SIGNAL_SLOT_HOST) {
+        /* Release: what the write with immediate brought is visible before the signal says so. */
+        __atomic_store_n(e->addr, e->total, __ATOMIC_RELEASE);
+        return true;
+    }
+    cuda = signal_cuda();
+    return cuda != NULL &&
+           (map->ctx == NULL || cuda->cuCtxSetCurrent(map->ctx) == CORE_CU_SUCCESS) &&
+           cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)e->addr, &e->total, sizeof(e->total)) ==
+                   CORE_CU_SUCCESS;
+}
+
+static doca_error_t signal_check_changeable(const struct doca_gpu_verbs_signal_map *map,
+                                            const char *what)
+{
+    if (map == NULL) {
+        DOCA_LOG_ERR("%s: map is NULL: make one with doca_gpu_verbs_signal_map_create()", what);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (map->attached) {
+        DOCA_LOG_ERR("%s: the signal map is attached to a service; detach it first "
+                     "(doca_gpu_verbs_service_set_signal_map(service, NULL))",
+                     what);
+        return DOCA_ERROR_IN_USE;
+    }
+    return DOCA_SUCCESS;
+}
+
+/* The id of a registered slot at addr, or -1. */
+static int64_t signal_find_slot(const struct doca_gpu_verbs_signal_map *map, const void *addr)
+{
+    for (uint32_t id = 0; id < DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS && map->registered != 0;
+         id++) {
+        if (map->entries[id].kind != SIGNAL_SLOT_NONE && map->entries[id].addr == addr)
+            return id;
+    }
+    return -1;
+}
+
+doca_error_t doca_gpu_verbs_signal_register(struct doca_gpu_verbs_signal_map *map, uint32_t sig_id,
+                                            doca_gpu_verbs_signal_value_t *gpu_addr)
+{
+    doca_error_t err = signal_check_changeable(map, __func__);
+    struct signal_entry *e;
+
+    if (err != DOCA_SUCCESS)
+        return err;
+    if (gpu_addr == NULL || sig_id >= DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS ||
+        ((uintptr_t)gpu_addr % DOCA_GPUNETIO_VERBS_SIGNAL_SLOT_SIZE) != 0) {
+        DOCA_LOG_ERR("signal %u at %p: ids are 0..%u and a slot is 8-byte aligned, not NULL",
+                     sig_id, (void *)gpu_addr,
+                     (unsigned)DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS - 1);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    e = &map->entries[sig_id];
+    if (e->kind != SIGNAL_SLOT_NONE || signal_find_slot(map, gpu_addr) >= 0) {
+        DOCA_LOG_ERR("signal %u at %p: the id or the slot is already registered", sig_id,
+                     (void *)gpu_addr);
+        return DOCA_ERROR_IN_USE;
+    }
+    e->addr = gpu_addr;
+    e->total = 0;
+    e->kind = signal_slot_is_gpu(signal_cuda(), gpu_addr) ? SIGNAL_SLOT_GPU : SIGNAL_SLOT_HOST;
+    if (!signal_store(map, e)) {
+        e->kind = SIGNAL_SLOT_NONE;
+        DOCA_LOG_ERR("signal %u: its GPU slot %p could not be zeroed", sig_id, (void *)gpu_addr);
+        return DOCA_ERROR_DRIVER;
+    }
+    map->registered++;
+    if (e->kind == SIGNAL_SLOT_GPU && !map->logged_copy) {
+        map->logged_copy = true;
+        DOCA_LOG_INFO("signal slots in GPU memory are written with one CUDA copy per signal (no "
+                      "GDRCopy mapping); slots in pinned host memory mapped for the GPU are "
+                      "written with a store");
+    }
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_gpu_verbs_signal_unregister(struct doca_gpu_verbs_signal_map *map,
+                                              uint32_t sig_id)
+{
+    doca_error_t err = signal_check_changeable(map, __func__);
+
+    if (err != DOCA_SUCCESS)
+        return err;
+    if (sig_id >= DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS ||
+        map->entries[sig_id].kind == SIGNAL_SLOT_NONE) {
+        DOCA_LOG_ERR("signal %u is not registered", sig_id);
+        return DOCA_ERROR_NOT_FOUND;
+    }
+    map->entries[sig_id].kind = SIGNAL_SLOT_NONE;
+    map->registered--;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_gpu_verbs_signal_register_range(struct doca_gpu_verbs_signal_map *map,
+                                                  uint32_t first_sig_id, uint32_t num_signals,
+                                                  doca_gpu_verbs_signal_value_t *gpu_addr)
+{
+    doca_error_t err = DOCA_SUCCESS;
+    uint32_t done = 0;
+
+    if (map == NULL || gpu_addr == NULL || num_signals == 0 ||
+        first_sig_id >= DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS ||
+        num_signals > DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS - first_sig_id) {
+        DOCA_LOG_ERR("signals %u + %u at %p: the range must be within ids 0..%u, from slots not "
+                     "NULL",
+                     first_sig_id, num_signals, (void *)gpu_addr,
+                     (unsigned)DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS - 1);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    while (done < num_signals && err == DOCA_SUCCESS) {
+        err = doca_gpu_verbs_signal_register(map, first_sig_id + done, gpu_addr + done);
+        done += err == DOCA_SUCCESS;
+    }
+    while (err != DOCA_SUCCESS && done > 0)
+        doca_gpu_verbs_signal_unregister(map, first_sig_id + --done);
+    return err;
+}
+
+doca_error_t doca_gpu_verbs_signal_reset(struct doca_gpu_verbs_signal_map *map, uint32_t sig_id)
+{
+    struct signal_entry *e;
+
+    if (map == NULL) {
+        DOCA_LOG_ERR("map is NULL: make one with doca_gpu_verbs_signal_map_create()");
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (sig_id >= DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS ||
+        map->entries[sig_id].kind == SIGNAL_SLOT_NONE) {
+        DOCA_LOG_ERR("signal %u is not registered", sig_id);
+        return DOCA_ERROR_NOT_FOUND;
+    }
+    e = &map->entries[sig_id];
+    e->total = 0;
+    if (!signal_store(map, e)) {
+        DOCA_LOG_ERR("signal %u: its GPU slot %p could not be zeroed", sig_id, (void *)e->addr);
+        return DOCA_ERROR_DRIVER;
+    }
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_gpu_verbs_signal_map_destroy(struct doca_gpu_verbs_signal_map *map)
+{
+    doca_error_t err = signal_check_changeable(map, __func__);
+
+    if (err != DOCA_SUCCESS)
+        return err;
+    if (map->registered != 0) {
+        DOCA_LOG_ERR("the signal map still has %u signals registered; unregister them first",
+                     map->registered);
+        return DOCA_ERROR_BAD_STATE;
+    }
+    if (map->dropped != 0)
+        DOCA_LOG_WARN("the signal map dropped %llu signals over its life",
+                      (unsigned long long)map->dropped);
+    free(map->entries);
+    free(map);
+    return DOCA_SUCCESS;
+}
+
+doca_error_t gpunetio_signal_attach(struct doca_gpu_verbs_signal_map *map, bool attach)
+{
+    if (attach && map->attached) {
+        DOCA_LOG_ERR("the signal map is already attached to a service: one service at a time");
+        return DOCA_ERROR_IN_USE;
+    }
+    map->attached = attach;
+    return DOCA_SUCCESS;
+}
+
+void gpunetio_signal_apply(struct doca_gpu_verbs_signal_map *map, uint32_t imm)
+{
+    uint32_t op = (imm >> DOCA_GPUNETIO_VERBS_SIGNAL_IMM_OP_SHIFT) &
+                  DOCA_GPUNETIO_VERBS_SIGNAL_IMM_OP_MASK;
+    uint32_t id = (imm >> DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_SHIFT) &
+                  DOCA_GPUNETIO_VERBS_SIGNAL_IMM_ID_MASK;
+    uint32_t val = (imm >> DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_SHIFT) &
+                   DOCA_GPUNETIO_VERBS_SIGNAL_IMM_VAL_MASK;
+    struct signal_entry *e = &map->entries[id];
+
+    if (op != DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD || e->kind == SIGNAL_SLOT_NONE) {
+        map->dropped++;
+        if (op != DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD && !map->logged_op)
+            DOCA_LOG_ERR("signal %u: operation %u is not ADD; dropping such signals", id, op);
+        else if (op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD && !map->logged_unknown)
+            DOCA_LOG_ERR("signal %u is not registered in the service's map; dropping such "
+                         "signals",
+                         id);
+        map->logged_op |= op != DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD;
+        map->logged_unknown |= op == DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD;
+        return;
+    }
+    e->total += val;
+    if (!signal_store(map, e) && !map->logged_write) {
+        map->logged_write = true;
+        DOCA_LOG_ERR("signal %u: the CUDA copy into its GPU slot %p failed; its value is lost", id,
+                     (void *)e->addr);
+    }
+}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Signals through a service, on softmlx5 with CPU threads: a requester QP
+ * posts RDMA writes with immediate (gdaki_put_imm, the core of
+ * doca_gpu_dev_verbs_put_immediate) to a responder QP exported with a
+ * receive side (export_qp's cq_rq and dbr_cpu_ptr); a service monitoring
+ * it drains the receive CQ, adds each immediate's value to its signal's
+ * slot in the signal map and hands the receive WQE back. More writes than
+ * receive WQEs, so the credits must come back. Also: the map's refusals
+ * (ids, alignment, duplicates, changes while attached), an unregistered id
+ * dropped, reset, and the export's receive-side checks.
+ */
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "doca_gpunetio_high_level.h"
+#include "doca_gpunetio_signal.h"
+#include "gdaki_verbs.h"
+#include "verbs_test.h"
+
+#define SIGNALS 24 /* one per "thread"; more than RQ_WR */
+#define RQ_WR   16
+#define ROUNDS  3
+#define CHUNK   64
+#define BUF     (SIGNALS * CHUNK)
+
+static int failures;
+
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            failures++;                                          \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fprintf(stderr, "\n");                               \
+        }                                                        \
+    } while (0)
+
+/* The responder: a QP with its own receive queue and receive CQ, exported with both. */
+struct responder {
+    doca_verbs_cq_t *scq, *rcq;
+    doca_verbs_qp_t *qp;
+    struct doca_gpu_verbs_qp *gqp;
+};
+
+static doca_verbs_cq_t *overrun_cq(doca_dev_t *dev, uint32_t size)
+{
+    doca_verbs_cq_attr_t *ca = NULL;
+    doca_verbs_cq_t *cq = NULL;
+
+    doca_verbs_cq_attr_create(&ca);
+    doca_verbs_cq_attr_set_cq_size(ca, size);
+    doca_verbs_cq_attr_set_cq_overrun(ca, DOCA_VERBS_CQ_ENABLE_OVERRUN);
+    if (doca_verbs_cq_create(dev, ca, &cq) != DOCA_SUCCESS)
+        cq = NULL;
+    doca_verbs_cq_attr_destroy(ca);
+    return cq;
+}
+
+static int responder_make(struct vt_dev *d, struct responder *r)
+{
+    doca_verbs_qp_init_attr_t *qa;
+    void *dbr = NULL;
+
+    r->scq = overrun_cq(d->dev, 16);
+    r->rcq = vt_cq(d->dev, RQ_WR);
+    qa = vt_qp_attr(d->dev, r->scq, 16, RQ_WR);
+    if (r->scq == NULL || r->rcq == NULL || qa == NULL)
+        return -1;
+    doca_verbs_qp_init_attr_set_receive_cq(qa, r->rcq);
+    if (doca_verbs_qp_create(d->dev, qa, &r->qp) != DOCA_SUCCESS)
+        return -1;
+    doca_verbs_qp_init_attr_destroy(qa);
+    doca_verbs_qp_get_dbr_addr(r->qp, &dbr);
+    /* The receive side's checks: the QP's own receive CQ, with the record's CPU address. */
+    CHECK(doca_gpu_verbs_export_qp(NULL, r->qp, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, NULL, r->scq,
+                                   r->rcq, NULL, DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
+                                   DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
+                                   &r->gqp) == DOCA_ERROR_INVALID_VALUE,
+          "cq_rq without dbr_cpu_ptr");
+    CHECK(doca_gpu_verbs_export_qp(NULL, r->qp, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, NULL, r->scq,
+                                   r->rcq, r->rcq, DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
+                                   DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
+                                   &r->gqp) == DOCA_ERROR_NOT_SUPPORTED,
+          "dbr_cpu_ptr that is not the QP's doorbell record");
+    return doca_gpu_verbs_export_qp(NULL, r->qp, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, NULL, r->scq,
+                                    r->rcq, dbr, DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
+                                    DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &r->gqp) == DOCA_SUCCESS
+                   ? 0
+                   : -1;
+}
+
+static void responder_free(struct responder *r)
+{
+    CHECK(doca_gpu_verbs_unexport_qp(NULL, r->gqp) == DOCA_SUCCESS, "unexport");
+    CHECK(doca_verbs_qp_destroy(r->qp) == DOCA_SUCCESS, "QP destroy");
+    CHECK(doca_verbs_cq_destroy(r->scq) == DOCA_SUCCESS &&
+                  doca_verbs_cq_destroy(r->rcq) == DOCA_SUCCESS,
+          "CQ destroy");
+}
+
+/* Waits up to 5 s for every slot to reach want[i]; the slots that did not. */
+static int wait_slots(const volatile doca_gpu_verbs_signal_value_t *slot, const uint64_t *want)
+{
+    int short_ones = SIGNALS;
+
+    for (int ms = 0; ms < 5000 && short_ones != 0; ms++) {
+        struct timespec t = {0, 1000000};
+
+        short_ones = 0;
+        for (int i = 0; i < SIGNALS; i++)
+            short_ones += __atomic_load_n(&slot[i], __ATOMIC_ACQUIRE) != want[i];
+        if (short_ones != 0)
+            nanosleep(&t, NULL);
+    }
+    return short_ones;
+}
+
+static void map_refusals(struct doca_gpu_verbs_signal_map *map,
+                         doca_gpu_verbs_signal_value_t *slots)
+{
+    CHECK(doca_gpu_verbs_signal_map_create(NULL) == DOCA_ERROR_INVALID_VALUE, "NULL map");
+    CHECK(doca_gpu_verbs_signal_register(map, DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS, slots) ==
+                  DOCA_ERROR_INVALID_VALUE,
+          "id out of range");
+    CHECK(doca_gpu_verbs_signal_register(map, 1,
+                                         (doca_gpu_verbs_signal_value_t *)((char *)slots + 4)) ==
+                  DOCA_ERROR_INVALID_VALUE,
+          "misaligned slot");
+    CHECK(doca_gpu_verbs_signal_register_range(map, DOCA_GPUNETIO_VERBS_SIGNAL_MAX_SIGNALS - 1, 2,
+                                               slots) == DOCA_ERROR_INVALID_VALUE,
+          "range past the last id");
+    CHECK(doca_gpu_verbs_signal_register(map, 0, slots) == DOCA_SUCCESS, "register");
+    CHECK(doca_gpu_verbs_signal_register(map, 0, slots + 1) == DOCA_ERROR_IN_USE, "id twice");
+    CHECK(doca_gpu_verbs_signal_register(map, 1, slots) == DOCA_ERROR_IN_USE, "slot twice");
+    /* A range meeting a registered id registers none of it. */
+    CHECK(doca_gpu_verbs_signal_register_range(map, SIGNALS - 2, 4, slots + SIGNALS - 2) ==
+                  DOCA_SUCCESS,
+          "range");
+    CHECK(doca_gpu_verbs_signal_register_range(map, 1, SIGNALS, slots + 1) == DOCA_ERROR_IN_USE,
+          "range over registered ids");
+    CHECK(doca_gpu_verbs_signal_unregister(map, 5) == DOCA_ERROR_NOT_FOUND,
+          "the failed range left id 5 registered");
+    for (uint32_t id = SIGNALS - 2; id < SIGNALS + 2; id++)
+        CHECK(doca_gpu_verbs_signal_unregister(map, id) == DOCA_SUCCESS, "unregister %u", id);
+    CHECK(doca_gpu_verbs_signal_map_destroy(map) == DOCA_ERROR_BAD_STATE, "destroy non-empty");
+    CHECK(doca_gpu_verbs_signal_unregister(map, 0) == DOCA_SUCCESS, "unregister 0");
+}
+
+int main(void)
+{
+    struct doca_gpu_verbs_qp_init_attr_hl ha;
+    struct doca_gpu_verbs_qp_hl *req = NULL;
+    struct doca_gpu_verbs_signal_map *map = NULL;
+    doca_gpu_verbs_service_t svc = NULL;
+    struct doca_gpu_dev_verbs_qp *dev = NULL;
+    doca_gpu_verbs_signal_value_t *slots;
+    uint64_t want[SIGNALS] = {0};
+    struct responder r = {0};
+    struct ibv_mr *smr, *rmr;
+    uint8_t *src, *dst, gid[16];
+    uint32_t req_qpn = 0, resp_qpn = 0;
+    uint16_t lid = 0;
+    struct vt_dev d;
+
+    vt_open(&d);
+    memset(&ha, 0, sizeof(ha));
+    ha.net_dev = d.dev;
+    ha.ibpd = d.pd;
+    ha.sq_nwqe = 64;
+    src = calloc(1, BUF);
+    dst = calloc(1, BUF);
+    slots = aligned_alloc(64, (SIGNALS + 4) * sizeof(*slots));
+    smr = ibv_reg_mr(d.pd, src, BUF, IBV_ACCESS_LOCAL_WRITE);
+    rmr = ibv_reg_mr(d.pd, dst, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    if (src == NULL || dst == NULL || slots == NULL || smr == NULL || rmr == NULL ||
+        doca_gpu_verbs_create_qp_hl(&ha, &req) != DOCA_SUCCESS || responder_make(&d, &r) != 0) {
+        fprintf(stderr, "FAIL: cannot make the QPs\n");
+        return 1;
+    }
+    vt_address(&d, &lid, gid);
+    doca_verbs_qp_get_qpn(req->qp, &req_qpn);
+    doca_verbs_qp_get_qpn(r.qp, &resp_qpn);
+    if (vt_connect(&d, req->qp, resp_qpn, gid, lid) != 0 ||
+        vt_connect(&d, r.qp, req_qpn, gid, lid) != 0) {
+        fprintf(stderr, "FAIL: cannot connect the QPs\n");
+        return 1;
+    }
+    doca_gpu_verbs_get_qp_dev(req->qp_gverbs, &dev);
+
+    CHECK(doca_gpu_verbs_signal_map_create(&map) == DOCA_SUCCESS, "map create");
+    map_refusals(map, slots);
+    CHECK(doca_gpu_verbs_signal_register_range(map, 0, SIGNALS, slots) == DOCA_SUCCESS,
+          "register_range");
+    CHECK(doca_gpu_verbs_create_service(&svc) == DOCA_SUCCESS &&
+                  doca_gpu_verbs_service_monitor_qp(svc, r.gqp) == DOCA_SUCCESS &&
+                  doca_gpu_verbs_service_set_signal_map(svc, map) == DOCA_SUCCESS,
+          "service");
+    CHECK(doca_gpu_verbs_signal_register(map, SIGNALS, slots + SIGNALS) == DOCA_ERROR_IN_USE,
+          "register while attached");
+    CHECK(doca_gpu_verbs_signal_map_destroy(map) == DOCA_ERROR_IN_USE, "destroy while attached");
+
+    /* Each round: every signal's chunk written, then its value (id + 1) added. */
+    for (int round = 0; round < ROUNDS; round++) {
+        for (uint32_t i = 0; i < SIGNALS; i++) {
+            struct doca_gpu_dev_verbs_addr raddr = {(uintptr_t)(dst + i * CHUNK),
+                                                    htobe32(rmr->rkey)};
+            struct doca_gpu_dev_verbs_addr laddr = {(uintptr_t)(src + i * CHUNK),
+                                                    htobe32(smr->lkey)};
+            uint64_t t;
+
+            memset(src + i * CHUNK, 0x30 + round * SIGNALS + (int)i, CHUNK);
+            t = gdaki_put_imm(dev, raddr, laddr, CHUNK, gdaki_signal_imm(i, i + 1),
+                              DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE,
+                              DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, 0);
+            CHECK(gdaki_wait(dev, t) == 0, "write with immediate %d/%u", round, i);
+            want[i] += i + 1;
+        }
+        CHECK(wait_slots(slots, want) == 0, "round %d: signals short of their totals", round);
+    }
+    for (uint32_t i = 0; i < SIGNALS; i++)
+        CHECK(dst[i * CHUNK] == (uint8_t)(0x30 + (ROUNDS - 1) * SIGNALS + (int)i) &&
+                      dst[i * CHUNK + CHUNK - 1] == dst[i * CHUNK],
+              "chunk %u", i);
+    /* An id the map does not have is dropped; the others carry on. */
+    {
+        struct doca_gpu_dev_verbs_addr raddr = {(uintptr_t)dst, htobe32(rmr->rkey)};
+        struct doca_gpu_dev_verbs_addr laddr = {(uintptr_t)src, htobe32(smr->lkey)};
+        uint64_t t = gdaki_put_imm(dev, raddr, laddr, 0, gdaki_signal_imm(SIGNALS + 100, 9),
+                                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE,
+                                   DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, 0);
+
+        CHECK(gdaki_wait(dev, t) == 0, "write with an unknown signal");
+        t = gdaki_put_imm(dev, raddr, laddr, 0, gdaki_signal_imm(3, 50),
+                          DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE,
+                          DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, 0);
+        CHECK(gdaki_wait(dev, t) == 0, "zero-byte write with a signal");
+        want[3] += 50;
+        CHECK(wait_slots(slots, want) == 0, "signal 3 after an unknown id");
+    }
+    CHECK(doca_gpu_verbs_signal_reset(map, 3) == DOCA_SUCCESS && slots[3] == 0, "reset");
+    CHECK(doca_gpu_verbs_unexport_qp(NULL, r.gqp) == DOCA_ERROR_IN_USE, "unexport monitored");
+    CHECK(doca_gpu_verbs_service_set_signal_map(svc, NULL) == DOCA_SUCCESS, "detach");
+    CHECK(doca_gpu_verbs_destroy_service(svc) == DOCA_SUCCESS, "destroy service");
+    for (uint32_t i = 0; i < SIGNALS; i++)
+        CHECK(doca_gpu_verbs_signal_unregister(map, i) == DOCA_SUCCESS, "unregister %u", i);
+    CHECK(doca_gpu_verbs_signal_map_destroy(map) == DOCA_SUCCESS, "map destroy");
+
+    CHECK(doca_gpu_verbs_destroy_qp_hl(req) == DOCA_SUCCESS, "requester destroy");
+    responder_free(&r);
+    ibv_dereg_mr(smr);
+    ibv_dereg_mr(rmr);
+    free(src);
+    free(dst);
+    free(slots);
+    vt_close(&d);
+    printf("signal: %s (%d failures)\n", failures == 0 ? "passed" : "FAILED", failures);
+    return failures != 0;
+}
