@@ -86,9 +86,10 @@ struct doca_gpu_verbs_qp_init_attr_hl {
      */
     doca_verbs_comp_channel_t *comp_channel;
     /*
-     * DOCA 5.0: receive WQEs of the QP, drained by a service. Not built
-     * for high-level QPs yet: must be 0 (NOT_SUPPORTED otherwise; make the
-     * QP with doca_verbs and export it with cq_rq instead).
+     * DOCA 5.0: receive WQEs of a single QP (rounded up to a power of
+     * two), for RDMA writes with immediate that a service drains
+     * (doca_gpu_verbs_service_monitor_qp); its receive CQ is cq_rq below.
+     * Groups and lists refuse it (NOT_SUPPORTED).
      */
     uint16_t rq_nwqe;
     uint8_t reserved3[2];
@@ -110,7 +111,7 @@ struct doca_gpu_verbs_qp_hl {
     enum doca_gpu_dev_verbs_nic_handler nic_handler; /* as resolved at export */
     enum doca_gpu_verbs_send_dbr_mode_ext send_dbr_mode_ext;
     struct doca_gpu_verbs_qp *qp_gverbs;
-    /* DOCA 5.0's receive CQ and its memory: NULL (no receive queue, rq_nwqe 0). */
+    /* DOCA 5.0's receive CQ (rq_nwqe; NULL without), in the library's host memory. */
     doca_verbs_cq_t *cq_rq;
     void *cq_rq_umem_cpu_ptr;
     doca_verbs_umem_t *cq_rq_umem;

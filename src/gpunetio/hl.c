@@ -58,13 +58,6 @@ doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, const void
                      a->send_dbr_mode_ext);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if (a->rq_nwqe != 0) {
-        DOCA_LOG_ERR("rq_nwqe %u: receive queues on high-level QPs are not built yet: leave "
-                     "rq_nwqe 0, or make the QP with doca_verbs_qp_create and export it with "
-                     "cq_rq (doca_gpu_verbs_export_qp)",
-                     a->rq_nwqe);
-        return DOCA_ERROR_NOT_SUPPORTED;
-    }
     if ((a->flags & ~HL_KNOWN_FLAGS) != 0) {
         DOCA_LOG_ERR("flags 0x%x: the flags are SUPPORT_DATA_DIRECT (0x1) and PREFER_UAR_SHARING "
                      "(0x2)",
@@ -72,6 +65,16 @@ doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *a, const void
         return DOCA_ERROR_INVALID_VALUE;
     }
     return DOCA_SUCCESS;
+}
+
+doca_error_t hl_check_no_rq(const struct doca_gpu_verbs_qp_init_attr_hl *a, const char *who)
+{
+    if (a->rq_nwqe == 0)
+        return DOCA_SUCCESS;
+    DOCA_LOG_ERR("%s: rq_nwqe %u: QP groups and lists have no receive queues (as DOCA's): make "
+                 "the QPs that receive with doca_gpu_verbs_create_qp_hl",
+                 who, a->rq_nwqe);
+    return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 /* Whether the send CQ is collapsed: cq_collapsed, or a collapsed cq_type. */
@@ -116,6 +119,7 @@ doca_error_t hl_plan_make(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_d
     plan->handler = a->nic_handler;
     plan->sq_wr = 1u << verbs_log2_ceil(a->sq_nwqe);
     plan->cq_entries = hl_collapsed(a) ? 1 : plan->sq_wr;
+    plan->rq_wr = a->rq_nwqe != 0 ? 1u << verbs_log2_ceil(a->rq_nwqe) : 0;
     if (plan->handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO) {
         doca_verbs_uar_reg_addr_get(uar, &reg);
         err = gpunetio_auto_handler(a->gpu_dev, a->send_dbr_mode_ext, reg, true, "new QP",
@@ -128,8 +132,9 @@ doca_error_t hl_plan_make(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_d
         return DOCA_SUCCESS;
     }
     plan->cq_kind = plan->sq_kind = rings;
-    /* A CPU proxy writes the QP's record from the host. */
-    plan->sq_dbr_kind = (plan->handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0
+    /* A CPU proxy writes the QP's record from the host, and so does a service's receive side. */
+    plan->sq_dbr_kind = (plan->handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0 ||
+                                        plan->rq_wr != 0
                                 ? HL_MEM_PINNED
                                 : rings;
     return DOCA_SUCCESS;
@@ -158,7 +163,8 @@ static doca_error_t hl_own_places(const struct hl_plan *p, struct doca_gpu_verbs
 {
     const struct doca_gpu_verbs_qp_init_attr_hl *a = p->attr;
     size_t ring = (size_t)p->cq_entries * VERBS_CQE_SIZE;
-    size_t wq = (size_t)p->sq_wr * VERBS_SQ_STRIDE;
+    /* The receive queue (one 16-byte segment a WQE) comes first in the work queue. */
+    size_t wq = (size_t)p->rq_wr * VERBS_RQ_UNIT + (size_t)p->sq_wr * VERBS_SQ_STRIDE;
     bool dbr_with_wq = p->sq_dbr_kind == p->sq_kind;
     void *cpu = NULL;
     doca_error_t err;
@@ -188,6 +194,21 @@ static doca_error_t hl_own_places(const struct hl_plan *p, struct doca_gpu_verbs
     return DOCA_SUCCESS;
 }
 
+/* The receive CQ of a QP with rq_nwqe: host memory of the library's, which the service polls. */
+static doca_error_t hl_receive_cq(const struct hl_plan *p, struct doca_gpu_verbs_qp_hl *hl)
+{
+    doca_verbs_cq_attr_t *attr = NULL;
+    doca_error_t err = doca_verbs_cq_attr_create(&attr);
+
+    if (err != DOCA_SUCCESS)
+        return err;
+    doca_verbs_cq_attr_set_cq_size(attr, p->rq_wr);
+    doca_verbs_cq_attr_set_external_uar(attr, hl->external_uar);
+    err = doca_verbs_cq_create(hl->dev, attr, &hl->cq_rq);
+    doca_verbs_cq_attr_destroy(attr);
+    return err;
+}
+
 /* The send CQ on hl's UAR, in places (NULL: library memory). */
 static doca_error_t hl_cq(const struct hl_plan *p, struct doca_gpu_verbs_qp_hl *hl,
                           const struct hl_places *pl)
@@ -212,7 +233,7 @@ static doca_error_t hl_cq(const struct hl_plan *p, struct doca_gpu_verbs_qp_hl *
     if (err == DOCA_SUCCESS)
         err = doca_verbs_cq_create(hl->dev, attr, &hl->cq_sq);
     doca_verbs_cq_attr_destroy(attr);
-    return err;
+    return err == DOCA_SUCCESS && p->rq_wr != 0 ? hl_receive_cq(p, hl) : err;
 }
 
 /* The RC QP on hl's CQ and UAR, its queue and record in places (NULL: library memory). */
@@ -227,8 +248,12 @@ static doca_error_t hl_qp(const struct hl_plan *p, struct doca_gpu_verbs_qp_hl *
         return err;
     doca_verbs_qp_init_attr_set_pd(attr, hl->dev);
     doca_verbs_qp_init_attr_set_send_cq(attr, hl->cq_sq);
-    doca_verbs_qp_init_attr_set_receive_cq(attr, hl->cq_sq);
+    doca_verbs_qp_init_attr_set_receive_cq(attr, hl->cq_rq != NULL ? hl->cq_rq : hl->cq_sq);
     doca_verbs_qp_init_attr_set_sq_wr(attr, p->sq_wr);
+    if (p->rq_wr != 0) {
+        doca_verbs_qp_init_attr_set_rq_wr(attr, p->rq_wr);
+        doca_verbs_qp_init_attr_set_receive_max_sges(attr, 1);
+    }
     doca_verbs_qp_init_attr_set_send_max_sges(attr, 1);
     doca_verbs_qp_init_attr_set_max_inline_data(attr, DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE);
     doca_verbs_qp_init_attr_set_qp_type(attr, DOCA_VERBS_QP_TYPE_RC);
@@ -267,6 +292,7 @@ doca_error_t hl_create(const struct hl_plan *p, doca_verbs_uar_t *uar,
 {
     const struct doca_gpu_verbs_qp_init_attr_hl *a = p->attr;
     struct hl_places own;
+    void *rq_dbr = NULL;
     doca_error_t err;
 
     hl->gpu_dev = a->gpu_dev;
@@ -286,11 +312,13 @@ doca_error_t hl_create(const struct hl_plan *p, doca_verbs_uar_t *uar,
     err = hl_cq(p, hl, places);
     if (err == DOCA_SUCCESS)
         err = hl_qp(p, hl, places);
+    if (err == DOCA_SUCCESS && hl->cq_rq != NULL)
+        err = doca_verbs_qp_get_dbr_addr(hl->qp, &rq_dbr);
     if (err == DOCA_SUCCESS)
         err = doca_gpu_verbs_export_qp(
                 a->gpu_dev, hl->qp, p->handler,
                 places != NULL && places->sq_ring.gpu_mem ? places->sq_ring.addr : NULL, hl->cq_sq,
-                NULL, NULL, a->send_dbr_mode_ext, hl_cq_type(a),
+                hl->cq_rq, rq_dbr, a->send_dbr_mode_ext, hl_cq_type(a),
                 (a->flags & DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT) != 0,
                 &hl->qp_gverbs);
     if (err == DOCA_SUCCESS)
@@ -325,6 +353,8 @@ void hl_release(struct doca_gpu_verbs_qp_hl *hl, unsigned int own)
         doca_verbs_qp_destroy(hl->qp);
     if (hl->cq_sq != NULL)
         doca_verbs_cq_destroy(hl->cq_sq);
+    if (hl->cq_rq != NULL)
+        doca_verbs_cq_destroy(hl->cq_rq);
     if (own & HL_OWN_MEM) {
         /* A record after the work queue has no memory of its own. */
         if (hl->qp_umem_dbr != NULL)
@@ -430,6 +460,8 @@ doca_error_t doca_gpu_verbs_create_qp_group_hl(const struct doca_gpu_verbs_qp_in
     struct hl_plan plan;
     doca_error_t err = hl_check(attr, group);
 
+    if (err == DOCA_SUCCESS)
+        err = hl_check_no_rq(attr, "doca_gpu_verbs_create_qp_group_hl");
     if (err != DOCA_SUCCESS)
         return err;
     g = calloc(1, sizeof(*g));

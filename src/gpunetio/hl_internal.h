@@ -43,6 +43,7 @@ struct hl_plan {
     enum doca_gpu_dev_verbs_nic_handler handler;    /* AUTO resolved */
     uint32_t sq_wr;                                 /* sq_nwqe rounded up to a power of two */
     uint32_t cq_entries;                            /* 1 when collapsed */
+    uint32_t rq_wr;                                 /* rq_nwqe rounded up; 0: no receive side */
     enum hl_mem_kind cq_kind, sq_kind, sq_dbr_kind; /* where the pieces go */
 };
 
@@ -54,6 +55,9 @@ enum {
 };
 
 /* ---- hl.c ---- */
+
+/* NOT_SUPPORTED (one line naming who) when rq_nwqe asks a group or list for a receive queue. */
+doca_error_t hl_check_no_rq(const struct doca_gpu_verbs_qp_init_attr_hl *a, const char *who);
 
 /* Checks attr and out (one log line naming the first bad field). */
 doca_error_t hl_check(const struct doca_gpu_verbs_qp_init_attr_hl *attr, const void *out);

@@ -189,7 +189,9 @@ static doca_error_t hl_list_args(const char *who, const struct doca_gpu_verbs_qp
         DOCA_LOG_ERR("%s: the number of QPs (groups) is 0: make at least one", who);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    return hl_check(a, out);
+    doca_error_t err = hl_check(a, out);
+
+    return err == DOCA_SUCCESS ? hl_check_no_rq(a, who) : err;
 }
 
 doca_error_t doca_gpu_verbs_create_qp_list_hl(struct doca_gpu_verbs_qp_init_attr_hl *qp_init_attr,

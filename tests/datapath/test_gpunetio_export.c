@@ -381,6 +381,7 @@ static void test_hl_refusals(void **state)
     struct doca_gpu_verbs_qp_hl *hl = NULL;
     struct doca_gpu_verbs_qp_group_hl *g = NULL;
     struct doca_gpu_dev_verbs_qp *list = NULL;
+    struct doca_gpu_verbs_qp_list_hl *qpl = NULL;
 
     assert_int_equal(doca_gpu_verbs_create_qp_hl(NULL, &hl), DOCA_ERROR_INVALID_VALUE);
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, NULL), DOCA_ERROR_INVALID_VALUE);
@@ -398,8 +399,9 @@ static void test_hl_refusals(void **state)
     a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
     a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_NONE;
-    a.rq_nwqe = 16; /* receive queues come with the services */
-    assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
+    a.rq_nwqe = 16; /* a receive queue: single QPs only, as DOCA's */
+    assert_int_equal(doca_gpu_verbs_create_qp_group_hl(&a, &g), DOCA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(doca_gpu_verbs_create_qp_list_hl(&a, 2, &qpl), DOCA_ERROR_NOT_SUPPORTED);
     a.rq_nwqe = 0;
     a.cq_type = DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST;
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);

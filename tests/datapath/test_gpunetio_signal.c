@@ -9,8 +9,12 @@
  * receive WQEs, so the credits must come back. Also: the map's refusals
  * (ids, alignment, duplicates, changes while attached), an unregistered id
  * dropped, reset, and the export's receive-side checks.
+ *
+ * Usage: test_gpunetio_signal [raw | hl]   the responder made with DOCA Verbs and
+ *                                          exported with cq_rq, or high-level with rq_nwqe
  */
 #include <endian.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +43,16 @@ static int failures;
         }                                                        \
     } while (0)
 
-/* The responder: a QP with its own receive queue and receive CQ, exported with both. */
+/*
+ * The responder: a QP with its own receive queue and receive CQ, exported
+ * with both: made with DOCA Verbs and exported (raw), or by the high-level
+ * call with rq_nwqe (hl).
+ */
 struct responder {
     doca_verbs_cq_t *scq, *rcq;
     doca_verbs_qp_t *qp;
     struct doca_gpu_verbs_qp *gqp;
+    struct doca_gpu_verbs_qp_hl *hl;
 };
 
 static doca_verbs_cq_t *overrun_cq(doca_dev_t *dev, uint32_t size)
@@ -60,11 +69,22 @@ static doca_verbs_cq_t *overrun_cq(doca_dev_t *dev, uint32_t size)
     return cq;
 }
 
-static int responder_make(struct vt_dev *d, struct responder *r)
+static int responder_make(struct vt_dev *d, struct responder *r, bool hl)
 {
     doca_verbs_qp_init_attr_t *qa;
     void *dbr = NULL;
 
+    if (hl) {
+        struct doca_gpu_verbs_qp_init_attr_hl ha = {
+                .net_dev = d->dev, .ibpd = d->pd, .sq_nwqe = 16, .rq_nwqe = RQ_WR};
+
+        if (doca_gpu_verbs_create_qp_hl(&ha, &r->hl) != DOCA_SUCCESS)
+            return -1;
+        CHECK(r->hl->cq_rq != NULL, "the high-level QP has no receive CQ");
+        r->qp = r->hl->qp;
+        r->gqp = r->hl->qp_gverbs;
+        return 0;
+    }
     r->scq = overrun_cq(d->dev, 16);
     r->rcq = vt_cq(d->dev, RQ_WR);
     qa = vt_qp_attr(d->dev, r->scq, 16, RQ_WR);
@@ -95,6 +115,10 @@ static int responder_make(struct vt_dev *d, struct responder *r)
 
 static void responder_free(struct responder *r)
 {
+    if (r->hl != NULL) {
+        CHECK(doca_gpu_verbs_destroy_qp_hl(r->hl) == DOCA_SUCCESS, "high-level destroy");
+        return;
+    }
     CHECK(doca_gpu_verbs_unexport_qp(NULL, r->gqp) == DOCA_SUCCESS, "unexport");
     CHECK(doca_verbs_qp_destroy(r->qp) == DOCA_SUCCESS, "QP destroy");
     CHECK(doca_verbs_cq_destroy(r->scq) == DOCA_SUCCESS &&
@@ -150,8 +174,9 @@ static void map_refusals(struct doca_gpu_verbs_signal_map *map,
     CHECK(doca_gpu_verbs_signal_unregister(map, 0) == DOCA_SUCCESS, "unregister 0");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    bool hl_responder = argc > 1 && strcmp(argv[1], "hl") == 0;
     struct doca_gpu_verbs_qp_init_attr_hl ha;
     struct doca_gpu_verbs_qp_hl *req = NULL;
     struct doca_gpu_verbs_signal_map *map = NULL;
@@ -177,7 +202,8 @@ int main(void)
     smr = ibv_reg_mr(d.pd, src, BUF, IBV_ACCESS_LOCAL_WRITE);
     rmr = ibv_reg_mr(d.pd, dst, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
     if (src == NULL || dst == NULL || slots == NULL || smr == NULL || rmr == NULL ||
-        doca_gpu_verbs_create_qp_hl(&ha, &req) != DOCA_SUCCESS || responder_make(&d, &r) != 0) {
+        doca_gpu_verbs_create_qp_hl(&ha, &req) != DOCA_SUCCESS ||
+        responder_make(&d, &r, hl_responder) != 0) {
         fprintf(stderr, "FAIL: cannot make the QPs\n");
         return 1;
     }
