@@ -11,13 +11,11 @@
 #include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "ex_bw.h"
+#include "ex_bw_pair.h"
 #include "ex_common.h"
 #include "ex_gpu.h"
-#include "ex_oob.h"
 #include "ex_verbs.h"
 #include "gdaki_verbs.h"
 #include "put_bw.h"
@@ -29,73 +27,12 @@ static const struct ex_info put_bw_info = {
         .handlers = (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO) |
                     (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY) |
                     (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB) |
-                    (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF) |
                     (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR) |
                     (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW),
+        /* The seed's list for this example has no 6 (write_lat has BlueFlame). */
+        .refused_handlers = 1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF,
+        .refused_handler_why = "GPU SM BlueFlame is not in this example's handlers",
 };
-
-/* ---- Server --------------------------------------------------------------------------------- */
-
-static int put_bw_server(const struct ex_args *a)
-{
-    struct ex_buf bufs[EX_BW_NUM_SIZES];
-    struct ex_remote_buf remote[EX_BW_NUM_SIZES];
-    struct ex_qp_info mine, peer;
-    struct ex_ctx c;
-    uint32_t code = 0;
-    int fd = -1;
-    int ret = -1;
-    int rc;
-
-    memset(bufs, 0, sizeof(bufs));
-    memset(&c, 0, sizeof(c));
-    if (ex_oob_server(a->port, &fd) != EX_OOB_OK ||
-        ex_oob_hello(fd, &put_bw_info, a->iterations) != EX_OOB_OK)
-        goto out;
-    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0)
-        goto out;
-    if (ex_bw_bufs_create(&c, a->iterations,
-                          IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
-                          0, bufs) != 0)
-        goto out;
-    for (int i = 0; i < EX_BW_NUM_SIZES; i++)
-        remote[i] = ex_buf_remote(&bufs[i]);
-    EX_INFO("%d target buffers registered in %s memory", EX_BW_NUM_SIZES,
-            c.gpu != NULL ? "GPU" : "host");
-    if (ex_oob_send_bufs(fd, remote, EX_BW_NUM_SIZES) != EX_OOB_OK ||
-        ex_ctx_qp_info(&c, &mine) != 0 || ex_oob_exchange_qp(fd, &mine, &peer) != EX_OOB_OK ||
-        ex_ctx_connect(&c, &peer) != 0 || ex_oob_barrier(fd) != EX_OOB_OK)
-        goto out;
-
-    EX_INFO("waiting for the client to report that all its runs completed");
-    rc = ex_oob_recv_code(fd, &code);
-    if (rc == EX_OOB_CLOSED) {
-        EX_ERR("the client closed the connection before reporting that all runs completed: "
-               "data not validated");
-        goto out;
-    }
-    if (rc == EX_OOB_SIGNAL) {
-        EX_ERR("stopped by signal %d before the client reported: data not validated",
-               (int)ex_signal);
-        goto out;
-    }
-    if (rc != EX_OOB_OK || code != EX_OOB_CODE_RUNS_DONE) {
-        EX_ERR("unexpected message 0x%08x from the client: data not validated", code);
-        goto out;
-    }
-    EX_INFO("the client reports all runs completed: validating");
-    if (ex_bw_bufs_check(bufs, a->iterations) == 0) {
-        EX_WARN("Validation successful! Data received correctly from client.");
-        ret = 0;
-    }
-    ex_oob_send_code(fd, ret == 0 ? EX_OOB_CODE_VALID_OK : EX_OOB_CODE_VALID_FAIL);
-out:
-    ex_bw_bufs_destroy(&c, bufs);
-    ex_ctx_close(&c);
-    if (fd >= 0)
-        close(fd);
-    return ret;
-}
 
 /* ---- Client, CPU execution ------------------------------------------------------------------ */
 
@@ -139,97 +76,42 @@ static int put_bw_cpu_run(struct doca_gpu_dev_verbs_qp *qp, const struct put_bw_
 
 /* ---- Client --------------------------------------------------------------------------------- */
 
-static int put_bw_client(const struct ex_args *a)
+static void put_bw_banner(const struct ex_ctx *c, const struct ex_args *a)
 {
-    struct ex_buf bufs[EX_BW_NUM_SIZES];
-    struct ex_remote_buf remote[EX_BW_NUM_SIZES];
-    struct ex_qp_info mine, peer;
-    struct ex_ctx c;
-    void *stream = NULL;
-    uint32_t code = 0;
-    int fd = -1;
-    int ret = -1;
-
-    memset(bufs, 0, sizeof(bufs));
-    memset(&c, 0, sizeof(c));
-    if (ex_oob_client(a->server_ip, a->port, &fd) != EX_OOB_OK ||
-        ex_oob_hello(fd, &put_bw_info, a->iterations) != EX_OOB_OK)
-        goto out;
-    /* The client's source buffers hold the pattern the server checks. */
-    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
-        ex_bw_bufs_create(&c, a->iterations, IBV_ACCESS_LOCAL_WRITE, 1, bufs) != 0)
-        goto out;
-    if (ex_oob_recv_bufs(fd, remote, EX_BW_NUM_SIZES) != EX_OOB_OK)
-        goto out;
-    for (int i = 0; i < EX_BW_NUM_SIZES; i++) {
-        if (remote[i].len != bufs[i].len) {
-            EX_ERR("the server's buffer %d holds %llu bytes, %zu expected", i,
-                   (unsigned long long)remote[i].len, bufs[i].len);
-            goto out;
-        }
-    }
-    if (ex_ctx_qp_info(&c, &mine) != 0 || ex_oob_exchange_qp(fd, &mine, &peer) != EX_OOB_OK ||
-        ex_ctx_connect(&c, &peer) != 0 || ex_oob_barrier(fd) != EX_OOB_OK)
-        goto out;
-    if (c.gpu != NULL && ex_gpu_stream_create(&stream) != 0)
-        goto out;
-
-    if (c.gpu != NULL)
+    if (c->gpu != NULL)
         printf("put_bw: GPU %s, %d blocks x %d threads (%s scope), 1 QP, NIC handler %s\n",
-               c.gpu_bus_id, PUT_BW_GPU_BLOCKS, PUT_BW_GPU_BLOCK_THREADS,
+               c->gpu_bus_id, PUT_BW_GPU_BLOCKS, PUT_BW_GPU_BLOCK_THREADS,
                a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP ? "warp" : "thread",
-               gdaki_nic_handler_name(c.handler));
+               gdaki_nic_handler_name(c->handler));
     else
         printf("put_bw: CPU execution, %d threads, 1 QP, NIC handler %s\n", PUT_BW_CPU_THREADS,
-               gdaki_nic_handler_name(c.handler));
-    ex_bw_table_header();
-    for (int i = 0; i < EX_BW_NUM_SIZES; i++) {
-        struct put_bw_job job = {
-                .raddr = remote[i].addr,
-                .laddr = (uint64_t)(uintptr_t)bufs[i].addr,
-                .size = ex_bw_size(i),
-                .rkey_be = htobe32(remote[i].rkey),
-                .lkey_be = htobe32(bufs[i].mr->lkey),
-                .slots = ex_bw_slots(a->iterations, ex_bw_size(i)),
-                .iterations = a->iterations,
-        };
-        bool warp = a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP;
-        double us = 0;
-        int rc;
-
-        if (ex_signal != 0) {
-            EX_ERR("stopped by signal %d before the %zu-byte run", (int)ex_signal, ex_bw_size(i));
-            goto out;
-        }
-        rc = c.gpu != NULL ? put_bw_gpu_run(c.qp_dev, &job, warp, stream, &us)
-                           : put_bw_cpu_run(c.qp_dev, &job, &us);
-        if (rc != 0) {
-            ex_ctx_report_qp_error(&c);
-            goto out;
-        }
-        ex_bw_table_row(job.size, a->iterations, us);
-    }
-    if (ex_oob_send_code(fd, EX_OOB_CODE_RUNS_DONE) != EX_OOB_OK)
-        goto out;
-    EX_INFO("all runs completed and reported to the server");
-    if (ex_oob_recv_code(fd, &code) != EX_OOB_OK) {
-        EX_ERR("the server closed the connection without its validation result");
-        goto out;
-    }
-    if (code != EX_OOB_CODE_VALID_OK) {
-        EX_ERR("the server reports that the data it received is not what was sent");
-        goto out;
-    }
-    EX_INFO("the server validated the data");
-    ret = 0;
-out:
-    ex_gpu_stream_destroy(stream);
-    ex_bw_bufs_destroy(&c, bufs);
-    ex_ctx_close(&c);
-    if (fd >= 0)
-        close(fd);
-    return ret;
+               gdaki_nic_handler_name(c->handler));
 }
+
+static int put_bw_run(struct ex_ctx *c, const struct ex_args *a, int size_idx,
+                      const struct ex_remote_buf *remote, const struct ex_buf *local, void *stream,
+                      double *elapsed_us)
+{
+    struct put_bw_job job = {
+            .raddr = remote->addr,
+            .laddr = (uint64_t)(uintptr_t)local->addr,
+            .size = ex_bw_size(size_idx),
+            .rkey_be = htobe32(remote->rkey),
+            .lkey_be = htobe32(local->mr->lkey),
+            .slots = ex_bw_slots(a->iterations, ex_bw_size(size_idx)),
+            .iterations = a->iterations,
+    };
+
+    return c->gpu != NULL ? put_bw_gpu_run(c->qp_dev, &job,
+                                           a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP,
+                                           stream, elapsed_us)
+                          : put_bw_cpu_run(c->qp_dev, &job, elapsed_us);
+}
+
+static const struct ex_bw_pair_ops put_bw_ops = {
+        .banner = put_bw_banner,
+        .run = put_bw_run,
+};
 
 int main(int argc, char **argv)
 {
@@ -245,7 +127,8 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
     ex_signals_install();
-    rc = a.server_ip != NULL ? put_bw_client(&a) : put_bw_server(&a);
+    rc = a.server_ip != NULL ? ex_bw_pair_client(&put_bw_info, &a, &put_bw_ops)
+                             : ex_bw_pair_server(&put_bw_info, &a, &put_bw_ops);
     EX_INFO("Sample finished %s", rc == 0 ? "successfully" : "with errors");
     return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
