@@ -30,6 +30,7 @@
 #define ROUNDS  3
 #define CHUNK   64
 #define BUF     (SIGNALS * CHUNK)
+_Static_assert((SIGNALS + 4) * 8 <= 256, "the slot array holds SIGNALS + 4 slots");
 
 static int failures;
 
@@ -198,7 +199,7 @@ int main(int argc, char **argv)
     ha.sq_nwqe = 64;
     src = calloc(1, BUF);
     dst = calloc(1, BUF);
-    slots = aligned_alloc(64, (SIGNALS + 4) * sizeof(*slots));
+    slots = aligned_alloc(64, 256); /* room for SIGNALS + 4 slots, a multiple of the alignment */
     smr = ibv_reg_mr(d.pd, src, BUF, IBV_ACCESS_LOCAL_WRITE);
     rmr = ibv_reg_mr(d.pd, dst, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
     if (src == NULL || dst == NULL || slots == NULL || smr == NULL || rmr == NULL ||
