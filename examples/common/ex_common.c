@@ -98,6 +98,11 @@ static void ex_usage(const struct ex_info *ex, FILE *out)
             ex->name, EX_DEFAULT_ITERATIONS);
     if (ex->has_exec_scope)
         fprintf(out, "  -e <0|1>           CUDA execution scope: 0 thread (default), 1 warp\n");
+    if (ex->has_signal_mode)
+        fprintf(out,
+                "  -w <0|1>           0: put_signal, a fetch-add on the peer's signal (default);\n"
+                "                     1: put_immediate, a write with immediate whose signal\n"
+                "                     the peer's service adds to its signal map (both sides)\n");
     fprintf(out,
             "  -p <handler>       NIC handler, default 0 (AUTO); one of\n"
             "                     %s\n"
@@ -135,11 +140,15 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
     };
-    const char *shorts = ex->has_exec_scope ? "c:d:e:g:i:l:p:P:h" : "c:d:g:i:l:p:P:h";
+    char shorts[32] = "c:d:g:i:l:p:P:h";
     char handlers[256];
     unsigned long v;
     int c;
 
+    if (ex->has_exec_scope)
+        strcat(shorts, "e:");
+    if (ex->has_signal_mode)
+        strcat(shorts, "w:");
     memset(a, 0, sizeof(*a));
     a->iterations = EX_DEFAULT_ITERATIONS;
     a->exec_scope = DOCA_GPUNETIO_VERBS_EXEC_SCOPE_THREAD;
@@ -167,6 +176,11 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
                 return -1;
             a->exec_scope = v == 0 ? DOCA_GPUNETIO_VERBS_EXEC_SCOPE_THREAD
                                    : DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP;
+            break;
+        case 'w':
+            if (ex_number("-w", optarg, 0, 1, &v) != 0)
+                return -1;
+            a->signal_mode = (uint32_t)v;
             break;
         case 'p':
             if (ex_number("-p", optarg, 0, 31, &v) != 0)

@@ -46,10 +46,11 @@ void ex_log(int level, const char *file, int line, const char *func, const char 
 
 /* What an example is, for the command line and the connect-time handshake. */
 struct ex_info {
-    const char *name;    /* binary name, e.g. "gpunetio_verbs_put_bw" */
-    uint32_t id;         /* sent at connect: both peers must run the same example */
-    bool has_exec_scope; /* accepts -e */
-    uint32_t handlers;   /* bit h set: -p h is accepted */
+    const char *name;     /* binary name, e.g. "gpunetio_verbs_put_bw" */
+    uint32_t id;          /* sent at connect: both peers must run the same example */
+    bool has_exec_scope;  /* accepts -e */
+    bool has_signal_mode; /* accepts -w (put_signal, or put_immediate with a signal map) */
+    uint32_t handlers;    /* bit h set: -p h is accepted */
     /* Bit h set: -p h is refused with refused_handler_why (0: the usual line for any other). */
     uint32_t refused_handlers;
     const char *refused_handler_why;
@@ -61,11 +62,12 @@ enum ex_exec {
 };
 
 struct ex_args {
-    const char *server_ip;                           /* -c: client of this server; NULL: server */
-    const char *dev_name;                            /* -d: RDMA device; NULL: the first one */
-    const char *gpu_bus_id;                          /* -g: GPU PCIe bus id; NULL: the first GPU */
-    uint32_t iterations;                             /* -i */
-    enum doca_gpu_dev_verbs_exec_scope exec_scope;   /* -e */
+    const char *server_ip;                         /* -c: client of this server; NULL: server */
+    const char *dev_name;                          /* -d: RDMA device; NULL: the first one */
+    const char *gpu_bus_id;                        /* -g: GPU PCIe bus id; NULL: the first GPU */
+    uint32_t iterations;                           /* -i */
+    enum doca_gpu_dev_verbs_exec_scope exec_scope; /* -e */
+    uint32_t signal_mode; /* -w: 0 put_signal (fetch-add), 1 put_immediate and a signal map */
     enum doca_gpu_dev_verbs_nic_handler nic_handler; /* -p */
     enum ex_exec exec;                               /* --exec */
     uint8_t gid_index;                               /* -l */

@@ -241,6 +241,30 @@ int ex_oob_hello(int fd, const struct ex_info *ex, uint32_t iterations)
     return EX_OOB_OK;
 }
 
+int ex_oob_agree(int fd, const char *opt, uint32_t mine)
+{
+    uint8_t out[4];
+    uint8_t in[4];
+    uint32_t peer;
+    int rc;
+
+    ex_put32(out, mine);
+    rc = ex_oob_send(fd, out, sizeof(out));
+    if (rc != EX_OOB_OK)
+        return rc;
+    rc = ex_oob_recv(fd, in, sizeof(in));
+    if (rc != EX_OOB_OK)
+        return ex_oob_recv_failed(rc, "its options");
+    peer = ex_get32(in);
+    if (peer != mine) {
+        EX_ERR("%s mismatch: this side runs %s %u, the peer %s %u; client and server must use the "
+               "same %s",
+               opt, opt, mine, opt, peer, opt);
+        return EX_OOB_ERROR;
+    }
+    return EX_OOB_OK;
+}
+
 int ex_oob_exchange_qp(int fd, const struct ex_qp_info *mine, struct ex_qp_info *peer)
 {
     uint8_t out[24];

@@ -36,6 +36,12 @@ int ex_oob_recv(int fd, void *buf, size_t len);
  */
 int ex_oob_hello(int fd, const struct ex_info *ex, uint32_t iterations);
 
+/*
+ * Both sides send the value of option opt (e.g. "-w") and check the peer's:
+ * a mismatch is reported on both sides as "<opt> mismatch: ..." (EX_OOB_ERROR).
+ */
+int ex_oob_agree(int fd, const char *opt, uint32_t mine);
+
 /* What a QP's peer needs to connect to it. */
 struct ex_qp_info {
     uint32_t qpn;

@@ -153,7 +153,8 @@ static void ex_proxy_stop(struct ex_ctx *c)
 
 /* ---- QP ------------------------------------------------------------------------------------- */
 
-int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed)
+/* The QP of ex_ctx_create_qp, with rq_wqes receive WQEs (0: none); no proxy thread yet. */
+static int ex_ctx_make_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed, uint16_t rq_wqes)
 {
     enum doca_gpu_dev_verbs_nic_handler h = c->args->nic_handler;
     struct doca_gpu_verbs_qp_init_attr_hl attr = {
@@ -167,6 +168,7 @@ int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed)
                                          ? DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW
                                          : DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
             .cq_collapsed = cq_collapsed,
+            .rq_nwqe = rq_wqes,
     };
     doca_error_t err = doca_gpu_verbs_create_qp_hl(&attr, &c->hl);
 
@@ -194,7 +196,21 @@ int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed)
     EX_INFO("QP created: %d send WQEs, NIC handler %s, %s", sq_wqes,
             gdaki_nic_handler_name(c->handler),
             c->gpu != NULL ? "rings in GPU memory" : "rings in host memory");
+    if (rq_wqes != 0)
+        EX_INFO("the QP has %d receive WQEs for writes with immediate", rq_wqes);
+    return 0;
+}
+
+int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed)
+{
+    if (ex_ctx_make_qp(c, sq_wqes, cq_collapsed, 0) != 0)
+        return -1;
     return ex_proxy_start(c);
+}
+
+int ex_ctx_create_qp_rq(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed, uint16_t rq_wqes)
+{
+    return ex_ctx_make_qp(c, sq_wqes, cq_collapsed, rq_wqes);
 }
 
 int ex_ctx_qp_info(struct ex_ctx *c, struct ex_qp_info *info)

@@ -53,6 +53,14 @@ int ex_ctx_open(struct ex_ctx *c, const struct ex_args *a);
  */
 int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed);
 
+/*
+ * The same QP with a receive queue of rq_wqes WQEs (rq_nwqe) for RDMA writes
+ * with immediate, which a service drains (doca_gpu_verbs_service_monitor_qp);
+ * no CPU proxy thread is started: the service rings a CPU_PROXY QP's doorbells
+ * once it monitors the QP (CPU_PROXY_FREE_FLOW is run by the library).
+ */
+int ex_ctx_create_qp_rq(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed, uint16_t rq_wqes);
+
 /* What the peer needs to connect to this QP. */
 int ex_ctx_qp_info(struct ex_ctx *c, struct ex_qp_info *info);
 

@@ -17,6 +17,7 @@
 
 #include "ex_common.h"
 #include "ex_gpu.h"
+#include "ex_lat.h"
 #include "ex_oob.h"
 #include "ex_verbs.h"
 #include "gdaki_verbs.h"
@@ -117,24 +118,6 @@ static const char *write_lat_status_text(uint32_t status)
     }
 }
 
-/* Swaps receive-buffer descriptors: the server sends first, the client receives first. */
-static int write_lat_exchange_bufs(int fd, bool client, const struct ex_remote_buf *mine,
-                                   struct ex_remote_buf *peer)
-{
-    int rc;
-
-    if (client) {
-        rc = ex_oob_recv_bufs(fd, peer, 1);
-        if (rc == EX_OOB_OK)
-            rc = ex_oob_send_bufs(fd, mine, 1);
-    } else {
-        rc = ex_oob_send_bufs(fd, mine, 1);
-        if (rc == EX_OOB_OK)
-            rc = ex_oob_recv_bufs(fd, peer, 1);
-    }
-    return rc == EX_OOB_OK ? 0 : -1;
-}
-
 static int write_lat_run(const struct ex_args *a)
 {
     bool client = a->server_ip != NULL;
@@ -162,7 +145,7 @@ static int write_lat_run(const struct ex_args *a)
         ex_buf_create(&c, WRITE_LAT_MAX_SIZE, IBV_ACCESS_LOCAL_WRITE, &send_buf) != 0)
         goto out;
     mine_buf = ex_buf_remote(&recv_buf);
-    if (write_lat_exchange_bufs(fd, client, &mine_buf, &peer_buf) != 0)
+    if (ex_lat_exchange_bufs(fd, client, &mine_buf, &peer_buf, 1) != 0)
         goto out;
     if (peer_buf.len < WRITE_LAT_MAX_SIZE) {
         EX_ERR("the peer's receive buffer holds %llu bytes, %d needed",
@@ -178,7 +161,7 @@ static int write_lat_run(const struct ex_args *a)
     printf("write_lat %s: %s, NIC handler %s\n", client ? "client" : "server",
            c.gpu != NULL ? "1 CUDA thread" : "CPU execution, 1 thread",
            gdaki_nic_handler_name(c.handler));
-    printf("%12s %11s %14s %17s\n", "Size (B)", "Iterations", "One-way (us)", "Round trip (us)");
+    ex_lat_table_header();
     for (int i = 0; i < WRITE_LAT_NUM_SIZES; i++) {
         struct write_lat_job job = {
                 .raddr = peer_buf.addr,
@@ -193,7 +176,6 @@ static int write_lat_run(const struct ex_args *a)
                 .timeout_ns = WRITE_LAT_TIMEOUT_NS,
         };
         struct write_lat_result res;
-        double rtt_us;
 
         memset(&res, 0, sizeof(res));
         if (ex_signal != 0) {
@@ -212,9 +194,7 @@ static int write_lat_run(const struct ex_args *a)
             ex_ctx_report_qp_error(&c);
             goto out;
         }
-        rtt_us = (double)res.elapsed_ns / 1000.0 / a->iterations;
-        printf("%12u %11u %14.3f %17.3f\n", job.size, a->iterations, rtt_us / 2, rtt_us);
-        fflush(stdout);
+        ex_lat_table_row(job.size, a->iterations, res.elapsed_ns);
     }
     /* Neither side tears its QP down while the other may still be completing. */
     if (ex_oob_barrier(fd) != EX_OOB_OK)

@@ -36,11 +36,16 @@ struct doca_gpu_verbs_signal_map {
     bool logged_unknown, logged_op, logged_write, logged_copy;
 };
 
-/* The CUDA driver when it loads (NULL otherwise: every slot is host memory). */
+/*
+ * The CUDA driver when it loads (NULL otherwise: every slot is host memory,
+ * which needs no driver, so its absence is not logged).
+ */
 static const struct core_cuda_ops *signal_cuda(void)
 {
     const struct core_cuda_ops *cuda = NULL;
 
+    if (core_cuda_unavailable_reason() != NULL)
+        return NULL;
     return core_cuda_get(&cuda) == DOCA_SUCCESS ? cuda : NULL;
 }
 
