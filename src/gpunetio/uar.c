@@ -109,16 +109,21 @@ doca_error_t gpunetio_map_host(void *addr, size_t len, bool try_io, const char *
         DOCA_LOG_ERR("out of memory mapping %s for the GPU", what);
         return DOCA_ERROR_NO_MEMORY;
     }
-    p->owned = true;
-    if (try_io)
+    /*
+     * Pinned memory CUDA already maps (cuMemHostAlloc: doca_gpu_mem_alloc's
+     * CPU_GPU) has its device address already; registering its page again
+     * could reach past the allocation, which CUDA refuses.
+     */
+    p->owned = cuda->cuMemHostGetDevicePointer(&dptr, (void *)page, 0) != CORE_CU_SUCCESS;
+    if (p->owned && try_io)
         rc = map_register(cuda, page, end - page, true);
-    if (!try_io || rc != CORE_CU_SUCCESS)
+    if (p->owned && (!try_io || rc != CORE_CU_SUCCESS))
         rc = map_register(cuda, page, end - page, false);
-    if (rc == CU_ERROR_ALREADY_REGISTERED) {
+    if (p->owned && rc == CU_ERROR_ALREADY_REGISTERED) {
         p->owned = false;
         rc = CORE_CU_SUCCESS;
     }
-    if (rc == CORE_CU_SUCCESS)
+    if (p->owned && rc == CORE_CU_SUCCESS)
         rc = cuda->cuMemHostGetDevicePointer(&dptr, (void *)page, 0);
     if (rc != CORE_CU_SUCCESS) {
         if (p->owned)
