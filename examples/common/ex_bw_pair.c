@@ -43,10 +43,14 @@ int ex_bw_pair_server(const struct ex_info *ex, const struct ex_args *a,
 
     memset(bufs, 0, sizeof(bufs));
     memset(&c, 0, sizeof(c));
+    /* The device (-d, -l) and the GPU first: a bad name is reported at once, not after connecting.
+     */
+    if (ex_ctx_open(&c, a) != 0)
+        goto out;
     if (ex_oob_server(a->port, &fd) != EX_OOB_OK ||
         ex_oob_hello(fd, ex, a->iterations) != EX_OOB_OK || !ex_bw_pair_iterations_ok(a, ops))
         goto out;
-    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
+    if (ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
         ex_bw_bufs_create(&c, a->iterations,
                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
                           0, bufs) != 0)
@@ -103,11 +107,15 @@ int ex_bw_pair_client(const struct ex_info *ex, const struct ex_args *a,
 
     memset(bufs, 0, sizeof(bufs));
     memset(&c, 0, sizeof(c));
+    /* The device (-d, -l) and the GPU first: a bad name is reported at once, not after connecting.
+     */
+    if (ex_ctx_open(&c, a) != 0)
+        goto out;
     if (ex_oob_client(a->server_ip, a->port, &fd) != EX_OOB_OK ||
         ex_oob_hello(fd, ex, a->iterations) != EX_OOB_OK || !ex_bw_pair_iterations_ok(a, ops))
         goto out;
     /* The source buffers hold the pattern the server checks. */
-    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
+    if (ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
         ex_bw_bufs_create(&c, a->iterations, IBV_ACCESS_LOCAL_WRITE, 1, bufs) != 0 ||
         ex_oob_recv_bufs(fd, remote, EX_BW_NUM_SIZES) != EX_OOB_OK)
         goto out;

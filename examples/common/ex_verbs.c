@@ -87,6 +87,11 @@ int ex_ctx_open(struct ex_ctx *c, const struct ex_args *a)
         EX_ERR("cannot query port %d of %s: %s", EX_PORT_NUM, c->dev_name, strerror(errno));
         return -1;
     }
+    if (a->gid_index >= c->port.gid_tbl_len) {
+        EX_ERR("-l %u: port %d of %s has GID indexes 0..%d", a->gid_index, EX_PORT_NUM, c->dev_name,
+               c->port.gid_tbl_len - 1);
+        return -1;
+    }
     if (c->port.state != IBV_PORT_ACTIVE)
         EX_WARN("port %d of %s is not active (state %d)", EX_PORT_NUM, c->dev_name,
                 (int)c->port.state);

@@ -282,6 +282,10 @@ static int psb_server(const struct ex_args *a)
     memset(bufs, 0, sizeof(bufs));
     memset(&sig, 0, sizeof(sig));
     memset(&c, 0, sizeof(c));
+    /* The device (-d, -l) and the GPU first: a bad name is reported at once, not after connecting.
+     */
+    if (ex_ctx_open(&c, a) != 0)
+        goto out;
     if (ex_oob_server(a->port, &fd) != EX_OOB_OK ||
         ex_oob_hello(fd, &psb_info, a->iterations) != EX_OOB_OK || psb_agree(fd, a, &threads))
         goto out;
@@ -289,8 +293,6 @@ static int psb_server(const struct ex_args *a)
     sig.count = EX_BW_NUM_SIZES * threads;
     sig.lane_stride = psb_warp(a) ? PSB_WARP_SIZE : 1;
     sig.value = (uint64_t)PSB_RUNS * (a->iterations / threads);
-    if (ex_ctx_open(&c, a) != 0)
-        goto out;
     rc = a->signal_mode != 0 ? ex_ctx_create_qp_rq(&c, EX_SQ_WQES, false, PSB_RQ_WQES)
                              : ex_ctx_create_qp(&c, EX_SQ_WQES, false);
     if (rc != 0 ||
@@ -423,11 +425,15 @@ static int psb_client(const struct ex_args *a)
     memset(bufs, 0, sizeof(bufs));
     memset(&prev, 0, sizeof(prev));
     memset(&c, 0, sizeof(c));
+    /* The device (-d, -l) and the GPU first: a bad name is reported at once, not after connecting.
+     */
+    if (ex_ctx_open(&c, a) != 0)
+        goto out;
     if (ex_oob_client(a->server_ip, a->port, &fd) != EX_OOB_OK ||
         ex_oob_hello(fd, &psb_info, a->iterations) != EX_OOB_OK || psb_agree(fd, a, &threads))
         goto out;
     /* The source buffers hold the pattern the server checks; -w 0's previous values come back. */
-    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
+    if (ex_ctx_create_qp(&c, EX_SQ_WQES, false) != 0 ||
         ex_bw_bufs_create(&c, a->iterations, IBV_ACCESS_LOCAL_WRITE, 1, bufs) != 0 ||
         (a->signal_mode == 0 && ex_buf_create(&c, (size_t)EX_BW_NUM_SIZES * threads * 8,
                                               IBV_ACCESS_LOCAL_WRITE, &prev) != 0) ||

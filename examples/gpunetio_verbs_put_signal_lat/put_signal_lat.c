@@ -230,13 +230,15 @@ static int put_signal_lat_run(const struct ex_args *a)
     memset(&sig_buf, 0, sizeof(sig_buf));
     memset(&sigs, 0, sizeof(sigs));
     memset(&c, 0, sizeof(c));
+    /* The device (-d, -l) and the GPU first: a bad name is reported at once, not after connecting.
+     */
+    if (ex_ctx_open(&c, a) != 0)
+        goto out;
     rc = client ? ex_oob_client(a->server_ip, a->port, &fd) : ex_oob_server(a->port, &fd);
     if (rc != EX_OOB_OK || ex_oob_hello(fd, &put_signal_lat_info, a->iterations) != EX_OOB_OK ||
         ex_oob_agree(fd, "-w", immediate) != EX_OOB_OK)
         goto out;
     /* A collapsed send CQ; -w 1 adds a receive queue, and then no proxy thread is started. */
-    if (ex_ctx_open(&c, a) != 0)
-        goto out;
     rc = immediate ? ex_ctx_create_qp_rq(&c, EX_SQ_WQES, true, PUT_SIGNAL_LAT_RQ_WQES)
                    : ex_ctx_create_qp(&c, EX_SQ_WQES, true);
     if (rc != 0)

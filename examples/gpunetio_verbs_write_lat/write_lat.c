@@ -133,11 +133,15 @@ static int write_lat_run(const struct ex_args *a)
     memset(&recv_buf, 0, sizeof(recv_buf));
     memset(&send_buf, 0, sizeof(send_buf));
     memset(&c, 0, sizeof(c));
+    /* The device (-d, -l) and the GPU first: a bad name is reported at once, not after connecting.
+     */
+    if (ex_ctx_open(&c, a) != 0)
+        goto out;
     rc = client ? ex_oob_client(a->server_ip, a->port, &fd) : ex_oob_server(a->port, &fd);
     if (rc != EX_OOB_OK || ex_oob_hello(fd, &write_lat_info, a->iterations) != EX_OOB_OK)
         goto out;
     /* A collapsed CQ: every completion lands in its one entry. */
-    if (ex_ctx_open(&c, a) != 0 || ex_ctx_create_qp(&c, EX_SQ_WQES, true) != 0)
+    if (ex_ctx_create_qp(&c, EX_SQ_WQES, true) != 0)
         goto out;
     if (ex_buf_create(&c, WRITE_LAT_MAX_SIZE,
                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
