@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "ex_oob.h"
+
 #include "ex_common.h"
 
 /* Logs a failed CUDA call; returns -1 (0 when it succeeded). */
@@ -113,6 +115,12 @@ extern "C" int ex_gpu_run_timed(void *stream, int (*launch)(void *arg, void *str
         const struct timespec nap = {0, 20000};
 
         nanosleep(&nap, NULL);
+        if (ex_oob_peer_gone()) {
+            EX_ERR("%s: "
+                   "the peer closed the connection before reporting its results: it is gone",
+                   what);
+            goto out;
+        }
         if (ex_signal != 0 || ex_now_ns() > deadline) {
             if (ex_signal != 0)
                 EX_ERR("%s has not finished and a signal arrived", what);

@@ -23,6 +23,7 @@ int ex_lat_exchange_bufs(int fd, bool client, const struct ex_remote_buf *mine,
 void ex_lat_table_header(void)
 {
     printf("%12s %11s %14s %17s\n", "Size (B)", "Iterations", "One-way (us)", "Round trip (us)");
+    fflush(stdout);
 }
 
 void ex_lat_table_row(uint32_t size, uint32_t iterations, uint64_t elapsed_ns)

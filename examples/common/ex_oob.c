@@ -362,3 +362,21 @@ int ex_oob_barrier(int fd)
     }
     return EX_OOB_OK;
 }
+
+static int ex_oob_watched = -1;
+
+void ex_oob_watch(int fd)
+{
+    ex_oob_watched = fd;
+}
+
+bool ex_oob_peer_gone(void)
+{
+    char byte;
+    ssize_t n;
+
+    if (ex_oob_watched < 0)
+        return false;
+    n = recv(ex_oob_watched, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}

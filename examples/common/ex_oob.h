@@ -10,9 +10,14 @@
 #define EX_OOB_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ex_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Results of the receives and exchanges below (each already logged). */
 enum ex_oob_status {
@@ -75,5 +80,17 @@ int ex_oob_send_code(int fd, uint32_t code);
 int ex_oob_recv_code(int fd, uint32_t *code);
 /* Both sides send READY and wait for the peer's. */
 int ex_oob_barrier(int fd);
+
+/*
+ * The connection whose end means the peer is gone, for the waits of a run
+ * that get no message from the peer otherwise (-1: none).
+ */
+void ex_oob_watch(int fd);
+/* True once the watched connection was closed by the peer (a non-blocking peek). */
+bool ex_oob_peer_gone(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* EX_OOB_H */

@@ -66,6 +66,8 @@ static uint32_t put_signal_lat_cpu_wait(const uint64_t *signal, uint64_t want,
             return WRITE_LAT_CQE_ERROR;
         if (ex_signal != 0)
             return WRITE_LAT_STOPPED;
+        if (ex_oob_peer_gone())
+            return WRITE_LAT_PEER_GONE;
         if (ex_now_ns() - start > timeout_ns)
             return WRITE_LAT_TIMEOUT;
     }
@@ -127,6 +129,8 @@ static const char *put_signal_lat_status_text(uint32_t status, uint32_t immediat
         return "the peer's signal did not count its message within 30 s";
     case WRITE_LAT_STOPPED:
         return "stopped by a signal";
+    case WRITE_LAT_PEER_GONE:
+        return "the peer closed the connection before reporting its results: it is gone";
     default:
         return "failed";
     }
@@ -271,6 +275,9 @@ static int put_signal_lat_run(const struct ex_args *a)
     if (ex_ctx_qp_info(&c, &mine) != 0 || ex_oob_exchange_qp(fd, &mine, &peer) != EX_OOB_OK ||
         ex_ctx_connect(&c, &peer) != 0 || ex_oob_barrier(fd) != EX_OOB_OK)
         goto out;
+    /* From here the peer sends nothing until the end: its closing the connection means it is gone.
+     */
+    ex_oob_watch(fd);
     if (c.gpu != NULL && ex_gpu_stream_create(&stream) != 0)
         goto out;
 
@@ -310,11 +317,15 @@ static int put_signal_lat_run(const struct ex_args *a)
         } else {
             put_signal_lat_cpu_run(c.qp_dev, &job, &res);
         }
+        /* A peer that died may first show as an error CQE or a signal not coming: say why. */
+        if (res.status != WRITE_LAT_OK && ex_oob_peer_gone())
+            res.status = WRITE_LAT_PEER_GONE;
         if (res.status != WRITE_LAT_OK) {
             EX_ERR("%u-byte messages (%s), iteration %u: %s", job.size,
                    put_signal_lat_op(immediate), res.iteration,
                    put_signal_lat_status_text(res.status, immediate));
-            ex_ctx_report_qp_error(&c);
+            if (res.status != WRITE_LAT_PEER_GONE)
+                ex_ctx_report_qp_error(&c);
             goto out;
         }
         ex_lat_table_row(job.size, a->iterations, res.elapsed_ns);
@@ -324,6 +335,7 @@ static int put_signal_lat_run(const struct ex_args *a)
         goto out;
     ret = 0;
 out:
+    ex_oob_watch(-1);
     ex_gpu_stream_destroy(stream);
     /* The service first: a QP it monitors cannot be destroyed. */
     put_signal_lat_signals_stop(&sigs);

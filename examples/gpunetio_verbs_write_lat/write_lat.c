@@ -55,6 +55,8 @@ static uint32_t write_lat_cpu_wait(const volatile uint8_t *flag, uint8_t v,
             return WRITE_LAT_CQE_ERROR;
         if (ex_signal != 0)
             return WRITE_LAT_STOPPED;
+        if (ex_oob_peer_gone())
+            return WRITE_LAT_PEER_GONE;
         if (ex_now_ns() - start > timeout_ns)
             return WRITE_LAT_TIMEOUT;
     }
@@ -113,6 +115,8 @@ static const char *write_lat_status_text(uint32_t status)
         return "the peer's message did not arrive within 30 s";
     case WRITE_LAT_STOPPED:
         return "stopped by a signal";
+    case WRITE_LAT_PEER_GONE:
+        return "the peer closed the connection before reporting its results: it is gone";
     default:
         return "failed";
     }
@@ -159,6 +163,9 @@ static int write_lat_run(const struct ex_args *a)
     if (ex_ctx_qp_info(&c, &mine) != 0 || ex_oob_exchange_qp(fd, &mine, &peer) != EX_OOB_OK ||
         ex_ctx_connect(&c, &peer) != 0 || ex_oob_barrier(fd) != EX_OOB_OK)
         goto out;
+    /* From here the peer sends nothing until the end: its closing the connection means it is gone.
+     */
+    ex_oob_watch(fd);
     if (c.gpu != NULL && ex_gpu_stream_create(&stream) != 0)
         goto out;
 
@@ -192,10 +199,14 @@ static int write_lat_run(const struct ex_args *a)
         } else {
             write_lat_cpu_run(c.qp_dev, &job, &res);
         }
+        /* A peer that died may first show as an error CQE or a message not coming: say why. */
+        if (res.status != WRITE_LAT_OK && ex_oob_peer_gone())
+            res.status = WRITE_LAT_PEER_GONE;
         if (res.status != WRITE_LAT_OK) {
             EX_ERR("%u-byte messages, iteration %u: %s", job.size, res.iteration,
                    write_lat_status_text(res.status));
-            ex_ctx_report_qp_error(&c);
+            if (res.status != WRITE_LAT_PEER_GONE)
+                ex_ctx_report_qp_error(&c);
             goto out;
         }
         ex_lat_table_row(job.size, a->iterations, res.elapsed_ns);
@@ -205,6 +216,7 @@ static int write_lat_run(const struct ex_args *a)
         goto out;
     ret = 0;
 out:
+    ex_oob_watch(-1);
     ex_gpu_stream_destroy(stream);
     ex_buf_destroy(&c, &send_buf);
     ex_buf_destroy(&c, &recv_buf);

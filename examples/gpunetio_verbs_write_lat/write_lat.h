@@ -60,6 +60,7 @@ enum write_lat_status {
     WRITE_LAT_CQE_ERROR = 1, /* a write completed in error */
     WRITE_LAT_TIMEOUT = 2,   /* the peer's message did not come */
     WRITE_LAT_STOPPED = 3,   /* a signal arrived (CPU execution) */
+    WRITE_LAT_PEER_GONE = 4, /* the peer closed the out-of-band connection (CPU execution) */
 };
 
 struct write_lat_result {

@@ -11,6 +11,7 @@
 
 #include "doca_gpunetio_dev_verbs_qp.cuh"
 #include "ex_common.h"
+#include "ex_oob.h"
 #include "write_lat.h"
 
 #define WL_RSM DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE
@@ -109,6 +110,12 @@ extern "C" int write_lat_gpu_run(struct doca_gpu_dev_verbs_qp *qp, const struct 
         const struct timespec nap = {0, 20000};
 
         nanosleep(&nap, NULL);
+        if (ex_oob_peer_gone()) {
+            EX_ERR("%u-byte messages: "
+                   "the peer closed the connection before reporting its results: it is gone",
+                   job->size);
+            goto out;
+        }
         if (ex_signal != 0 || ex_now_ns() > deadline) {
             EX_ERR("the ping-pong kernel (%u-byte messages) has not finished%s", job->size,
                    ex_signal != 0 ? " and a signal arrived" : "");
