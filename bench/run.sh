@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Runs the softmlx5 benchmarks and appends their results, with the machine
+# Runs the softmlx5 benchmarks (and the examples' signal paths,
+# bench/examples/signal_bench.sh) and appends their results, with the machine
 # they ran on, to bench/results/softmlx5.csv, then prints this run's rows as
 # a table; then, where a GPU can be used, the device data path's sink
 # benchmark (bench/device/run.sh). Exits non-zero when a target is missed or
@@ -25,6 +26,8 @@ for b in $benches; do
 done
 echo "== ibv_rc_pingpong"
 bench/softmlx5/rc_pingpong_bench.sh "$build" "$csv" || rc=1
+echo "== the examples' signal paths (CPU execution)"
+bench/examples/signal_bench.sh "$build" "$csv" || rc=1
 
 echo
 echo "softmlx5 results of this run ($csv):"
