@@ -103,6 +103,10 @@ static void ex_usage(const struct ex_info *ex, FILE *out)
                 "  -w <0|1>           0: put_signal, a fetch-add on the peer's signal (default);\n"
                 "                     1: put_immediate, a write with immediate whose signal\n"
                 "                     the peer's service adds to its signal map (both sides)\n");
+    if (ex->has_dbr_mode)
+        fprintf(out,
+                "  -r <1|2>           with -p 10: the send queue's no-DBR mode, 1 the NIC's\n"
+                "                     (default), 2 emulated (a CPU thread updates the record)\n");
     fprintf(out,
             "  -p <handler>       NIC handler, default 0 (AUTO); one of\n"
             "                     %s\n"
@@ -149,6 +153,8 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
         strcat(shorts, "e:");
     if (ex->has_signal_mode)
         strcat(shorts, "w:");
+    if (ex->has_dbr_mode)
+        strcat(shorts, "r:");
     memset(a, 0, sizeof(*a));
     a->iterations = EX_DEFAULT_ITERATIONS;
     a->exec_scope = DOCA_GPUNETIO_VERBS_EXEC_SCOPE_THREAD;
@@ -181,6 +187,11 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
             if (ex_number("-w", optarg, 0, 1, &v) != 0)
                 return -1;
             a->signal_mode = (uint32_t)v;
+            break;
+        case 'r':
+            if (ex_number("-r", optarg, 1, 2, &v) != 0)
+                return -1;
+            a->dbr_mode = (uint32_t)v;
             break;
         case 'p':
             if (ex_number("-p", optarg, 0, 31, &v) != 0)
@@ -235,6 +246,15 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
     }
     if (a->exec == EX_EXEC_CPU && a->exec_scope == DOCA_GPUNETIO_VERBS_EXEC_SCOPE_WARP) {
         EX_ERR("-e 1 (warp execution scope) needs CUDA warps: it cannot run with --exec cpu");
+        return -1;
+    }
+    if (a->dbr_mode == 2 && a->nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF) {
+        EX_ERR("-r 2 with -p 6: GPU SM BlueFlame writes the doorbell record from the GPU, which "
+               "the emulated no-DBR mode leaves to a CPU thread");
+        return -1;
+    }
+    if (a->dbr_mode != 0 && a->nic_handler != DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR) {
+        EX_ERR("-r %u selects the no-DBR mode of -p 10 (GPU SM no DBR): give -p 10", a->dbr_mode);
         return -1;
     }
     if (a->exec == EX_EXEC_CPU && a->gpu_bus_id != NULL)

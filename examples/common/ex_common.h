@@ -50,6 +50,7 @@ struct ex_info {
     uint32_t id;          /* sent at connect: both peers must run the same example */
     bool has_exec_scope;  /* accepts -e */
     bool has_signal_mode; /* accepts -w (put_signal, or put_immediate with a signal map) */
+    bool has_dbr_mode;    /* accepts -r (handler 10's no-DBR mode: hardware or emulated) */
     uint32_t handlers;    /* bit h set: -p h is accepted */
     /* Bit h set: -p h is refused with refused_handler_why (0: the usual line for any other). */
     uint32_t refused_handlers;
@@ -68,6 +69,7 @@ struct ex_args {
     uint32_t iterations;                           /* -i */
     enum doca_gpu_dev_verbs_exec_scope exec_scope; /* -e */
     uint32_t signal_mode; /* -w: 0 put_signal (fetch-add), 1 put_immediate and a signal map */
+    uint32_t dbr_mode;    /* -r: 0 the handler's default, 1 hardware no-DBR, 2 emulated */
     enum doca_gpu_dev_verbs_nic_handler nic_handler; /* -p */
     enum ex_exec exec;                               /* --exec */
     uint8_t gid_index;                               /* -l */

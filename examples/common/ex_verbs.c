@@ -168,10 +168,15 @@ static int ex_ctx_make_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed,
             .sq_nwqe = sq_wqes,
             .nic_handler = h,
             .mreg_type = DOCA_GPUNETIO_VERBS_MEM_REG_TYPE_DEFAULT,
-            /* GPU_SM_NO_DBR rings without a doorbell record: the QP must be made without one. */
-            .send_dbr_mode_ext = h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR
-                                         ? DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW
-                                         : DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
+            /*
+             * GPU_SM_NO_DBR rings without a doorbell record: the QP is made without one
+             * (the NIC's mode), or with one a CPU thread updates (-r 2, emulated).
+             */
+            .send_dbr_mode_ext = h != DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR
+                                         ? DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR
+                                 : c->args->dbr_mode == 2
+                                         ? DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED
+                                         : DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW,
             .cq_collapsed = cq_collapsed,
             .rq_nwqe = rq_wqes,
     };
@@ -182,7 +187,11 @@ static int ex_ctx_make_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed,
         EX_ERR("doca_gpu_verbs_create_qp_hl (NIC handler %s, %s): %s (%s)",
                gdaki_nic_handler_name(h), c->gpu != NULL ? c->gpu_bus_id : "CPU execution",
                doca_error_get_descr(err), doca_error_get_name(err));
-        if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR)
+        if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR && c->args->dbr_mode == 2)
+            EX_ERR("-r 2 (the emulated no-DBR mode) needs GDRCopy (libgdrapi.so.2 and its gdrdrv "
+                   "module) for the thread that updates the doorbell record; use -r 1 on a NIC "
+                   "with no-DBR send queues");
+        else if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR)
             EX_ERR("NIC handler 10 (GPU SM no DBR) needs a NIC whose send queues work without a "
                    "doorbell record (ConnectX-8; softmlx5 with SOFTMLX5_NO_DBR=1)");
         else if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_BF)

@@ -27,6 +27,7 @@ static const struct ex_info write_lat_info = {
         .name = "gpunetio_verbs_write_lat",
         .id = 2,
         .has_exec_scope = false,
+        .has_dbr_mode = true,
         .handlers = (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO) |
                     (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY) |
                     (1u << DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB) |
