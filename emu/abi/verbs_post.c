@@ -19,8 +19,6 @@
 #include "prm/mlx5_wqe.h"
 #include "prm/prm_qp.h"
 
-#define POST_LKEY_STOP 0x100u /* mlx5's invalid lkey: ends a receive WQE's scatter list */
-
 static int post_opcode(enum ibv_wr_opcode op, uint8_t *out)
 {
     switch (op) {
@@ -201,7 +199,7 @@ static int post_recv_wqe(uint8_t *dst, uint32_t stride, const struct ibv_recv_wr
         prm_wqe_set_data_seg((void *)(dst + 16 * i), wr->sg_list[i].length, wr->sg_list[i].lkey,
                              wr->sg_list[i].addr);
     if ((uint32_t)wr->num_sge < nseg)
-        prm_wqe_set_data_seg((void *)(dst + 16 * wr->num_sge), 0, POST_LKEY_STOP, 0);
+        prm_wqe_set_data_seg((void *)(dst + 16 * wr->num_sge), 0, PRM_WQE_LKEY_END, 0);
     return 0;
 }
 

@@ -26,9 +26,8 @@
 #include "prm/prm_qp.h"
 #include "wire/wire.h"
 
-#define RESP_LKEY_STOP 0x100u /* data segment that ends a receive WQE (mlx5's invalid lkey) */
 /* A request whose payload is still arriving (engine_request_done answers it). */
-#define RESP_PENDING   2
+#define RESP_PENDING 2
 
 /*
  * An owed ACK leaves after this many frames or bytes at the latest (or when
@@ -198,7 +197,7 @@ static uint8_t resp_scatter(struct emu_qp *qp, const uint8_t *wqe, uint32_t firs
         uint32_t bc = be32toh(d->byte_count), take;
 
         /* mlx5's terminator; key 0x100 itself can be a real key, so the length decides too. */
-        if (be32toh(d->lkey) == RESP_LKEY_STOP && bc == 0)
+        if (be32toh(d->lkey) == PRM_WQE_LKEY_END && bc == 0)
             break;
         take = bc < left ? bc : left;
         if (take == 0)

@@ -5,6 +5,7 @@
 
 #include "doca_gpunetio_dev_verbs_counter.cuh"
 #include "doca_gpunetio_dev_verbs_onesided.cuh"
+#include "doca_gpunetio_dev_verbs_twosided.cuh"
 
 #include "impl/gdaki_macros_end.h"
 

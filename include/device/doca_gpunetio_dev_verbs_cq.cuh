@@ -37,13 +37,43 @@ doca_gpu_dev_verbs_qp_get_cq_sq(struct doca_gpu_dev_verbs_qp *qp)
     return &qp->cq_sq;
 }
 
-/* The CQ of the QP's qp_type queue; only the send queue has one here. */
+/*
+ * The CQ the QP's receive queue completes on: receive number i completes
+ * with its CQE number i, so every poll below serves it with the receive's
+ * index (its ticket) for cons_index. Only a QP exported with cq_rq (and no
+ * dbr_cpu_ptr) has one for the data path.
+ */
+__device__ static __forceinline__ struct doca_gpu_dev_verbs_cq *
+doca_gpu_dev_verbs_qp_get_cq_rq(struct doca_gpu_dev_verbs_qp *qp)
+{
+    return &qp->cq_rq;
+}
+
+/* The CQ of the QP's qp_type queue. */
 template <enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static __forceinline__ struct doca_gpu_dev_verbs_cq *
 doca_gpu_dev_verbs_qp_get_cq(struct doca_gpu_dev_verbs_qp *qp)
 {
-    static_assert(qp_type == DOCA_GPUNETIO_VERBS_QP_SQ, "only the send queue's CQ can be polled");
-    return doca_gpu_dev_verbs_qp_get_cq_sq(qp);
+    return qp_type == DOCA_GPUNETIO_VERBS_QP_RQ ? doca_gpu_dev_verbs_qp_get_cq_rq(qp)
+                                                : doca_gpu_dev_verbs_qp_get_cq_sq(qp);
+}
+
+/* A receive CQE's byte count: the length of the message it completes. */
+__device__ static __forceinline__ uint32_t
+doca_gpu_dev_verbs_cqe_get_bytes(struct doca_gpunetio_ib_mlx5_cqe64 *cqe64)
+{
+    return gdaki_cqe_bytes(cqe64);
+}
+
+/*
+ * Whether the NIC put the received data in the CQE itself (op_own's
+ * inline-scatter bits); never on a QP this library makes, which asks for
+ * no inline scatter.
+ */
+__device__ static __forceinline__ uint32_t
+doca_gpu_dev_verbs_cqe_is_inline(struct doca_gpunetio_ib_mlx5_cqe64 *cqe64)
+{
+    return gdaki_cqe_inline_scatter(cqe64);
 }
 
 /* A 24-bit CQ consumer index (the doorbell record's) advanced by increment. */
@@ -211,6 +241,26 @@ __device__ static __forceinline__ int doca_gpu_dev_verbs_poll_cq(struct doca_gpu
 {
     return doca_gpu_dev_verbs_poll_cq<resource_sharing_mode, qp_type, cq_type>(
             doca_gpu_dev_verbs_qp_get_cq<qp_type>(qp), count);
+}
+
+/*
+ * Polls cq for WQE (or receive) cons_index and gives its CQE in *cqe64, for
+ * the byte count and immediate of a receive: blocking_mode ENABLED waits
+ * (0 or -EIO), DISABLED looks once (EBUSY while it has not completed).
+ */
+template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
+                  DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
+          enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ,
+          enum doca_gpu_dev_verbs_blocking_mode blocking_mode =
+                  DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED>
+__device__ static __forceinline__ int
+doca_gpu_dev_verbs_poll_cq(struct doca_gpu_dev_verbs_cq *cq, uint64_t cons_index,
+                           struct doca_gpunetio_ib_mlx5_cqe64 **cqe64)
+{
+    *cqe64 = gdaki_cqe_at(cq, cons_index);
+    if (blocking_mode == DOCA_GPUNETIO_VERBS_BLOCKING_MODE_ENABLED)
+        return gdaki_cq_wait(cq, cons_index, resource_sharing_mode);
+    return gdaki_cq_check(cq, cons_index, resource_sharing_mode);
 }
 
 /*

@@ -40,6 +40,13 @@ doca_gpu_dev_verbs_get_wqe_ptr(struct doca_gpu_dev_verbs_qp *qp, uint16_t wqe_id
  * producer index instead (mark_wqes_ready publishes it): its sq_db is NULL
  * and the pointer is not to be dereferenced.
  */
+/* Receive slot wqe_idx of the QP's receive queue (the index wraps). */
+__device__ static __forceinline__ struct doca_gpunetio_ib_mlx5_wqe_data_seg *
+doca_gpu_dev_verbs_get_rwqe_ptr(struct doca_gpu_dev_verbs_qp *qp, uint16_t wqe_idx)
+{
+    return gdaki_rwqe_ptr(qp, wqe_idx);
+}
+
 __device__ static __forceinline__ uint64_t *
 doca_gpu_dev_verbs_get_proxy_ready_ptr(struct doca_gpu_dev_verbs_qp *qp, uint16_t slot_idx)
 {
@@ -50,8 +57,9 @@ doca_gpu_dev_verbs_get_proxy_ready_ptr(struct doca_gpu_dev_verbs_qp *qp, uint16_
 
 /*
  * Waits until slot wqe_idx (and every slot before it) may be written: the
- * WQE that last used it has completed, in error or not. cq_type is accepted
- * for DOCA: the CQ's kind is read from its descriptor.
+ * WQE that last used it has completed, in error or not. qp_type: the send
+ * or the receive queue. cq_type is accepted for DOCA: the CQ's kind is read
+ * from its descriptor.
  */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
@@ -60,10 +68,16 @@ template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
 __device__ static __forceinline__ void
 doca_gpu_dev_verbs_wait_until_slot_available(struct doca_gpu_dev_verbs_qp *qp, uint64_t wqe_idx)
 {
-    gdaki_sq_wait_slots(qp, wqe_idx, 1);
+    if (qp_type == DOCA_GPUNETIO_VERBS_QP_RQ)
+        gdaki_rq_wait_slots(qp, wqe_idx, 1);
+    else
+        gdaki_sq_wait_slots(qp, wqe_idx, 1);
 }
 
-/* Reserves count slots; returns the first. SKIP_AVAILABILITY_CHECK: without waiting for them. */
+/*
+ * Reserves count slots of the qp_type queue; returns the first.
+ * SKIP_AVAILABILITY_CHECK: without waiting for them.
+ */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
           enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ,
@@ -72,6 +86,8 @@ __device__ static __forceinline__ uint64_t
 doca_gpu_dev_verbs_reserve_wq_slots(struct doca_gpu_dev_verbs_qp *qp, uint32_t count,
                                     uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
+    if (qp_type == DOCA_GPUNETIO_VERBS_QP_RQ)
+        return gdaki_rq_reserve(qp, count, resource_sharing_mode, code_opt);
     return gdaki_sq_reserve(qp, count, resource_sharing_mode, code_opt);
 }
 
@@ -120,9 +136,10 @@ __device__ static __forceinline__ void doca_gpu_dev_verbs_mark_wqes_ready_free_f
 }
 
 /*
- * Marks WQEs [from_wqe_idx, to_wqe_idx] as written, after every earlier
- * WQE; on a free-flow QP (nic_handler, or the QP's for AUTO) also publishes
- * them, which is all such a QP needs (gdaki_sq_ready).
+ * Marks WQEs [from_wqe_idx, to_wqe_idx] of the qp_type queue as written,
+ * after every earlier WQE; on the send queue of a free-flow QP
+ * (nic_handler, or the QP's for AUTO) also publishes them, which is all
+ * such a QP needs (gdaki_sq_ready).
  */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
@@ -135,8 +152,11 @@ doca_gpu_dev_verbs_mark_wqes_ready(struct doca_gpu_dev_verbs_qp *qp, uint64_t fr
                                    uint64_t to_wqe_idx,
                                    uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
-    gdaki_sq_ready(qp, from_wqe_idx, to_wqe_idx, resource_sharing_mode, ready_mode, nic_handler,
-                   code_opt);
+    if (qp_type == DOCA_GPUNETIO_VERBS_QP_RQ)
+        gdaki_rq_ready(qp, from_wqe_idx, to_wqe_idx, resource_sharing_mode, ready_mode);
+    else
+        gdaki_sq_ready(qp, from_wqe_idx, to_wqe_idx, resource_sharing_mode, ready_mode, nic_handler,
+                       code_opt);
 }
 
 /* ---- Doorbell record and doorbell ---- */
@@ -154,19 +174,22 @@ __device__ static __forceinline__ void doca_gpu_dev_common_update_dbr(uint32_t *
     gdaki_store_volatile_u32(dbrec, gdaki_sq_dbr_value(prod_index));
 }
 
-/* The QP's doorbell record for prod_index, unordered: the caller fences. */
+/* The qp_type counter of the QP's doorbell record for prod_index, unordered: the caller fences. */
 template <enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
 __device__ static __forceinline__ void
 doca_priv_gpu_dev_verbs_update_dbr(struct doca_gpu_dev_verbs_qp *qp, uint32_t prod_index)
 {
-    doca_gpu_dev_common_update_dbr((uint32_t *)gdaki_ro_ptr((void *const *)&qp->sq_dbrec),
+    doca_gpu_dev_common_update_dbr((uint32_t *)gdaki_ro_ptr(qp_type == DOCA_GPUNETIO_VERBS_QP_RQ
+                                                                    ? (void *const *)&qp->rq_dbrec
+                                                                    : (void *const *)&qp->sq_dbrec),
                                    prod_index);
 }
 
 /*
- * The QP's doorbell record for prod_index after a release fence of
- * sync_scope (at least the QP's NIC scope); ASYNC_STORE_RELEASE: one
- * asynchronous release store instead, where the GPU has it.
+ * The qp_type counter of the QP's doorbell record for prod_index after a
+ * release fence of sync_scope (at least the queue's NIC scope);
+ * ASYNC_STORE_RELEASE: one asynchronous release store instead, where the
+ * GPU has it. For the receive queue that store is all a post needs.
  */
 template <enum doca_gpu_dev_verbs_sync_scope sync_scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_GPU,
           enum doca_gpu_dev_verbs_qp_type qp_type = DOCA_GPUNETIO_VERBS_QP_SQ>
@@ -174,8 +197,13 @@ __device__ static __forceinline__ void
 doca_gpu_dev_verbs_update_dbr(struct doca_gpu_dev_verbs_qp *qp, uint32_t prod_index,
                               uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
-    gdaki_sq_dbr_update(qp, prod_index,
-                        gdaki_nic_word(DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, sync_scope), code_opt);
+    if (qp_type == DOCA_GPUNETIO_VERBS_QP_RQ)
+        gdaki_rq_dbr_update(qp, prod_index, sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS,
+                            code_opt);
+    else
+        gdaki_sq_dbr_update(qp, prod_index,
+                            gdaki_nic_word(DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, sync_scope),
+                            code_opt);
 }
 
 /*
@@ -387,6 +415,9 @@ doca_gpu_dev_verbs_submit_proxy(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_
  * With nic_handler (AUTO: the QP's). Every handler publishes: GPU_SM_BF
  * writes the ring's WQE prod_index - 1 into the BlueFlame register, and
  * CPU_PROXY_FREE_FLOW publishes to its proxy what mark_wqes_ready has not.
+ * qp_type RQ: the receive WQEs below prod_index go to the NIC through the
+ * doorbell record's receive counter, whatever the handler (a receive queue
+ * has no doorbell, and no proxy is needed to write a record).
  */
 template <enum doca_gpu_dev_verbs_resource_sharing_mode resource_sharing_mode =
                   DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
@@ -397,8 +428,12 @@ __device__ static __forceinline__ void
 doca_gpu_dev_verbs_submit(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_index,
                           uint32_t code_opt = DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT)
 {
-    gdaki_sq_submit(qp, prod_index, resource_sharing_mode, gdaki_nic_word(nic_handler, sync_scope),
-                    code_opt);
+    if (qp_type == DOCA_GPUNETIO_VERBS_QP_RQ)
+        gdaki_rq_submit(qp, prod_index, resource_sharing_mode,
+                        sync_scope == DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS, code_opt);
+    else
+        gdaki_sq_submit(qp, prod_index, resource_sharing_mode,
+                        gdaki_nic_word(nic_handler, sync_scope), code_opt);
 }
 
 /* ---- WQE preparation: one basic block each, zero-filled (but atomic_ext's 8-byte CS) ---- */
@@ -470,6 +505,39 @@ __device__ static __forceinline__ void doca_gpu_dev_verbs_wqe_prepare_write_inl(
     DOCA_GPUNETIO_VERBS_ASSERT(bytes <= DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE);
     gdaki_wqe_write_inl(qp, wqe_ptr, wqe_idx, (uint8_t)ctrl_flags, raddr, rkey,
                         (const void *)(uintptr_t)laddr, bytes);
+}
+
+/* Send (opcode SEND, or SEND_IMM with a big-endian immediate) of one buffer: 2 DS. */
+__device__ static __forceinline__ void doca_gpu_dev_verbs_wqe_prepare_send(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_wqe *wqe_ptr,
+        const uint16_t wqe_idx, const uint32_t opcode,
+        enum doca_gpu_dev_verbs_wqe_ctrl_flags ctrl_flags, const uint32_t immediate,
+        const uint64_t laddr, const uint32_t lkey, const uint32_t bytes)
+{
+    gdaki_wqe_send(qp, wqe_ptr, wqe_idx, (uint8_t)opcode, (uint8_t)ctrl_flags, immediate, laddr,
+                   lkey, bytes);
+}
+
+/* Send without data (typically SEND_IMM, the immediate being the message): 1 DS. */
+__device__ static __forceinline__ void doca_gpu_dev_verbs_wqe_prepare_send(
+        struct doca_gpu_dev_verbs_qp *qp, struct doca_gpu_dev_verbs_wqe *wqe_ptr,
+        const uint16_t wqe_idx, const uint32_t opcode,
+        enum doca_gpu_dev_verbs_wqe_ctrl_flags ctrl_flags, const uint32_t immediate)
+{
+    gdaki_wqe_send_empty(qp, wqe_ptr, wqe_idx, (uint8_t)opcode, (uint8_t)ctrl_flags, immediate);
+}
+
+/*
+ * Receive WQE rwqe (get_rwqe_ptr) of one buffer, mkey big-endian; on a
+ * receive queue with room for more scatter entries the list is ended after
+ * it.
+ */
+__device__ static __forceinline__ void
+doca_gpu_dev_verbs_wqe_prepare_recv(struct doca_gpu_dev_verbs_qp *qp,
+                                    struct doca_gpunetio_ib_mlx5_wqe_data_seg *rwqe,
+                                    const uint64_t addr, const uint32_t mkey, const uint32_t bytes)
+{
+    gdaki_rwqe_prepare(qp, rwqe, addr, mkey, bytes);
 }
 
 __device__ static __forceinline__ void doca_gpu_dev_verbs_wqe_prepare_read(

@@ -398,8 +398,10 @@ enum doca_gpu_dev_verbs_atomic_ext_bytes {
     DOCA_GPUNETIO_VERBS_ATOMIC_EXT_BYTES_8 = 8,
 };
 
+/* The queue of a QP a call works on: send, or receive (the DOCA SDK's two-sided calls). */
 enum doca_gpu_dev_verbs_qp_type {
     DOCA_GPUNETIO_VERBS_QP_SQ = 0,
+    DOCA_GPUNETIO_VERBS_QP_RQ = 1,
 };
 
 /* Where a QP's rings live. */

@@ -136,12 +136,19 @@ struct doca_gpu_dev_verbs_cq {
     uint64_t cqe_ci;   /* completions consumed (raised by the polls) */
     uint64_t cqe_rsvd; /* ring offset of consumer index 0 (always 0 here) */
     struct doca_gpu_dev_verbs_qp_err err;
+    /*
+     * Entry of CQE number 0: where the NIC's next CQE was to go when the
+     * QP was exported or its tracking reset (the NIC's producer does not
+     * restart with a QP); CQE number i is in entry (cqe_base + i) & cqe_mask.
+     */
+    uint32_t cqe_base;
+    uint32_t reserved2;
 };
 
 /*
  * A send queue as the data path sees it: built by doca_gpu_verbs_export_qp()
  * in memory the executing processor reaches (GPU memory for kernels, host
- * memory for CPU threads). Three cache lines, so that writing one does not
+ * memory for CPU threads). Six cache lines, so that writing one does not
  * evict what every operation loads from another:
  *   1. the SQ's fields, read-only after export;
  *   2. its CQ, whose consumer state the polls advance;
@@ -150,7 +157,11 @@ struct doca_gpu_dev_verbs_cq {
  *      sq_ready_index every WQE below it is written (mark_wqes_ready, in order);
  *      sq_wqe_pi      producer index last published to the NIC or the proxy
  *                     (under sq_lock, so it never moves backwards);
- *    and, written under sq_lock too, sq_bf_next.
+ *    and, written under sq_lock too, sq_bf_next;
+ *   4-6. the same three for the receive queue (rq_wqe_num 0 when the QP was
+ *      exported without one for the data path): its fields, its receive CQ
+ *      (cq_rq) and its counters, rq_wqe_pi being the count of receive WQEs
+ *      handed to the NIC through the doorbell record's receive counter.
  * sq_nic_scope: GPU when the ring and the doorbell record are in GPU memory
  * and the data path rings the NIC itself. The NIC reads GPU memory through
  * the GPU's L2, the point where GPU-scope stores are ordered, so a
@@ -192,6 +203,27 @@ struct doca_gpu_dev_verbs_qp {
     int sq_lock;
     uint32_t sq_bf_next; /* BlueFlame buffer the next BlueFlame write uses (0, 1; under sq_lock) */
     uint8_t reserved2[DOCA_GPUNETIO_VERBS_QP_LINE - 32];
+
+    /* Fourth line: the receive queue, read-only after export. */
+    uint8_t *rq_wqe_daddr; /* ring of rq_wqe_num receive WQEs of rcv_wqe_size bytes */
+    __be32 *rq_dbrec;      /* receive word of the doorbell record */
+    uint32_t rq_wqe_num;   /* a power of two; 0: no receive queue for the data path */
+    uint32_t rq_wqe_mask;  /* rq_wqe_num - 1 */
+    uint32_t rq_num;       /* QP number (DOCA's name for the receive side's) */
+    uint32_t rcv_wqe_size; /* bytes of a receive WQE: 16 per scatter entry, a power of two */
+    uint32_t rq_nic_scope; /* enum doca_gpu_dev_verbs_sync_scope of the receive record's fence */
+    uint8_t reserved3[DOCA_GPUNETIO_VERBS_QP_LINE - 36];
+
+    /* Fifth line. */
+    struct doca_gpu_dev_verbs_cq cq_rq;
+    uint8_t reserved4[DOCA_GPUNETIO_VERBS_QP_LINE - sizeof(struct doca_gpu_dev_verbs_cq)];
+
+    /* Sixth line. */
+    uint64_t rq_rsvd_index;
+    uint64_t rq_ready_index;
+    uint64_t rq_wqe_pi;
+    int rq_lock;
+    uint8_t reserved5[DOCA_GPUNETIO_VERBS_QP_LINE - 28];
 };
 
 GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, cq_sq) == DOCA_GPUNETIO_VERBS_QP_LINE,
@@ -199,8 +231,14 @@ GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, cq_sq) == DOCA_GPUNET
 GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, sq_rsvd_index) ==
                             2 * DOCA_GPUNETIO_VERBS_QP_LINE,
                     "the QP counters start the descriptor's third cache line");
-GDAKI_STATIC_ASSERT(sizeof(struct doca_gpu_dev_verbs_qp) == 3 * DOCA_GPUNETIO_VERBS_QP_LINE,
-                    "a QP descriptor is three cache lines (arrays of them stay aligned)");
+GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, cq_rq) ==
+                            4 * DOCA_GPUNETIO_VERBS_QP_LINE,
+                    "the receive CQ starts the descriptor's fifth cache line");
+GDAKI_STATIC_ASSERT(offsetof(struct doca_gpu_dev_verbs_qp, rq_rsvd_index) ==
+                            5 * DOCA_GPUNETIO_VERBS_QP_LINE,
+                    "the receive counters start the descriptor's sixth cache line");
+GDAKI_STATIC_ASSERT(sizeof(struct doca_gpu_dev_verbs_qp) == 6 * DOCA_GPUNETIO_VERBS_QP_LINE,
+                    "a QP descriptor is six cache lines (arrays of them stay aligned)");
 
 #ifdef __cplusplus
 }

@@ -253,6 +253,7 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
                       cq->ring.umem->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU
                                          : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST,
                       p);
+    d->cq_sq.cqe_base = cq->dp_base;
 
     /* The proxy's view: the host addresses of the record and the register, rung as an SM would. */
     gqp->host_view = *d;
@@ -285,6 +286,85 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
     }
     gqp->maps[gqp->nmaps++] = p;
     d->sq_db = p;
+    return DOCA_SUCCESS;
+}
+
+/* Why cq_rq cannot complete the data path's receives of qp; NULL when it can. */
+static const char *rq_cq_unfit(const doca_verbs_qp_t *qp, const doca_verbs_cq_t *cq_rq)
+{
+    if (cq_rq != qp->init.receive_cq)
+        return "it is not the QP's receive CQ";
+    if (cq_rq == qp->init.send_cq)
+        return "it is the send CQ too: CQE number i of the receive CQ completes receive i, so it "
+               "must be a CQ of its own";
+    if (!cq_rq->overrun_ignore || cq_rq->collapsed)
+        return "it must be a regular CQ made with DOCA_VERBS_CQ_ENABLE_OVERRUN: the data path "
+               "matches receive CQEs by index, consuming none in order";
+    if ((1u << cq_rq->log_size) < qp->layout.rq_wqe_cnt)
+        return "it has fewer entries than the receive queue has WQEs";
+    return NULL;
+}
+
+/*
+ * The receive queue and its CQ in the descriptor, for the data path to
+ * post receives and poll their completions (export with cq_rq and no
+ * dbr_cpu_ptr). The ring is the work queue's first part, already mapped.
+ */
+static doca_error_t build_rq_desc(struct doca_gpu_verbs_qp *gqp, doca_verbs_cq_t *cq_rq)
+{
+    const doca_verbs_qp_t *qp = gqp->qp;
+    const struct verbs_qp_layout *l = &qp->layout;
+    struct doca_gpu_dev_verbs_qp *d = &gqp->desc;
+    size_t cq_bytes = (size_t)VERBS_CQE_SIZE << cq_rq->log_size;
+    const char *unfit = rq_cq_unfit(qp, cq_rq);
+    enum doca_gpu_dev_verbs_sync_scope scope;
+    uint8_t *ring;
+    void *dbrec;
+    void *p;
+    doca_error_t err;
+
+    if (l->rq_wqe_cnt == 0 || qp->init.srq != NULL) {
+        DOCA_LOG_ERR("QP 0x%x has no receive queue of its own (rq_wr 0, or an SRQ): export it "
+                     "with cq_rq NULL",
+                     qp->qpn);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (unfit != NULL) {
+        DOCA_LOG_ERR("QP 0x%x: cq_rq (CQ 0x%x) cannot complete the data path's receives: %s",
+                     qp->qpn, cq_rq->cqn, unfit);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (l->rq_wqe_cnt > DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM) {
+        DOCA_LOG_ERR("QP 0x%x has %u receive WQEs; the data path takes at most %u (completions "
+                     "are matched by 16-bit counters)",
+                     qp->qpn, l->rq_wqe_cnt, DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    err = executor_addr(gqp, l->dbr, sizeof(uint32_t), qp->dbr.umem->gpu, "the QP doorbell record",
+                        &dbrec);
+    if (err == DOCA_SUCCESS)
+        err = executor_addr(gqp, verbs_buf_addr(&cq_rq->ring), cq_bytes, cq_rq->ring.umem->gpu,
+                            "the receive CQ ring", &p);
+    if (err != DOCA_SUCCESS)
+        return err;
+    ring = p;
+    err = executor_addr(gqp, verbs_buf_addr(&cq_rq->dbr), sizeof(uint32_t), cq_rq->dbr.umem->gpu,
+                        "the receive CQ doorbell record", &p);
+    if (err != DOCA_SUCCESS)
+        return err;
+    /* The receive record has no doorbell after it: the fence alone orders the WQEs for the NIC. */
+    scope = gdaki_desc_nic_scope(gqp->gpu != NULL, DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB,
+                                 l->gpu, qp->dbr.umem->gpu);
+    if (gpunetio_env_is_1(GPUNETIO_NIC_FENCE_SYS_ENV))
+        scope = DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS;
+    gdaki_desc_set_rq(d, d->sq_wqe_daddr - l->rq_bytes, l->rq_wqe_cnt, l->rq_stride, qp->qpn, dbrec,
+                      scope);
+    gdaki_desc_set_cq(&d->cq_rq, ring, cq_rq->log_size, cq_rq->cqn, 0,
+                      cq_rq->ring.umem->gpu ? DOCA_GPUNETIO_VERBS_MEM_TYPE_GPU
+                                            : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST,
+                      p);
+    d->cq_rq.cqe_base = cq_rq->dp_base;
+    gqp->cq_rq_dp = cq_rq;
     return DOCA_SUCCESS;
 }
 
@@ -470,9 +550,12 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
         err = alloc_proxy_word(gqp);
     if (err == DOCA_SUCCESS)
         err = build_desc(gqp, gpu_qp_umem_dev_ptr);
+    /* cq_rq alone: the data path's receive queue; with dbr_cpu_ptr: a service's (receive.c). */
+    if (err == DOCA_SUCCESS && cq_rq != NULL && dbr_cpu_ptr == NULL)
+        err = build_rq_desc(gqp, cq_rq);
     if (err == DOCA_SUCCESS)
         err = place_desc(gqp);
-    if (err == DOCA_SUCCESS)
+    if (err == DOCA_SUCCESS && dbr_cpu_ptr != NULL)
         err = gpunetio_rq_setup(gqp, cq_rq, dbr_cpu_ptr);
     if (err == DOCA_SUCCESS &&
         gqp->nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW)
@@ -482,11 +565,11 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
         return err;
     }
     DOCA_LOG_INFO("QP 0x%x exported for %s with NIC handler %s: %u send basic blocks (%s memory), "
-                  "CQ 0x%x of %u entries%s",
+                  "CQ 0x%x of %u entries%s; %u receive WQEs for the data path",
                   qp->qpn, gpu_dev != NULL ? gpu_dev->bus_id : "CPU threads",
                   gdaki_nic_handler_name(gqp->nic_handler), gqp->desc.sq_wqe_num,
                   qp->layout.gpu ? "GPU" : "host", cq_sq->cqn, gqp->desc.cq_sq.cqe_num,
-                  cq_sq->collapsed ? " (collapsed)" : "");
+                  cq_sq->collapsed ? " (collapsed)" : "", gqp->desc.rq_wqe_num);
     /* The QP (and through it its CQ) stays until unexport: destroying it is IN_USE. */
     atomic_fetch_add(&qp->users, 1);
     *qp_out = gqp;

@@ -25,7 +25,7 @@
 #include "verbs/verbs_internal.h"
 
 /* Host memory of the QP mapped for the GPU, unmapped at unexport. */
-#define GPUNETIO_QP_MAPS 5
+#define GPUNETIO_QP_MAPS 8
 
 /*
  * The receive side of an exported QP (receive.c): receive WQEs without
@@ -64,7 +64,8 @@ struct doca_gpu_verbs_qp {
 
     atomic_int event_users; /* net-event objects the QP is subscribed to (cq_events.c) */
     _Atomic(struct doca_gpu_verbs_service *) monitored_by; /* the service progressing it */
-    struct gpunetio_rq rq;
+    struct gpunetio_rq rq;     /* a service's receive side (receive.c) */
+    doca_verbs_cq_t *cq_rq_dp; /* the receive CQ the data path polls (NULL: none) */
 };
 
 /* Writes gqp->desc where the data path reads it (export.c). */
@@ -95,7 +96,10 @@ doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr
                                    void *uar_reg, bool dbr_in_host, const char *who,
                                    enum doca_gpu_dev_verbs_nic_handler *out);
 
-/* The receive side asked for at export (cq_rq, dbr_cpu_ptr): checked, every WQE handed over. */
+/*
+ * A service's receive side, asked for at export with dbr_cpu_ptr (and
+ * cq_rq): checked, every WQE handed over.
+ */
 doca_error_t gpunetio_rq_setup(struct doca_gpu_verbs_qp *gqp, doca_verbs_cq_t *cq_rq,
                                void *dbr_cpu_ptr);
 /* After a QP reset: the receive WQEs, the CQ and the counters start over (no-op without one). */

@@ -18,9 +18,6 @@
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
 
-/* The key that ends a scatter list (mlx5's invalid lkey). */
-#define RQ_END_LKEY 0x100u
-
 /* Writes every receive WQE: one empty data segment with the list-ending key. */
 static doca_error_t rq_write_wqes(doca_verbs_qp_t *qp)
 {
@@ -34,7 +31,7 @@ static doca_error_t rq_write_wqes(doca_verbs_qp_t *qp)
     }
     for (uint32_t i = 0; i < l->rq_wqe_cnt; i++)
         prm_wqe_set_data_seg((struct prm_wqe_data_seg *)(ring + (size_t)i * l->rq_stride), 0,
-                             RQ_END_LKEY, 0);
+                             PRM_WQE_LKEY_END, 0);
     /* The work queue buffer holds the RQ first. */
     err = verbs_buf_write(&qp->wq, 0, ring, l->rq_bytes);
     free(ring);
@@ -66,10 +63,10 @@ doca_error_t gpunetio_rq_setup(struct doca_gpu_verbs_qp *gqp, doca_verbs_cq_t *c
 {
     doca_verbs_qp_t *qp = gqp->qp;
 
-    if (cq_rq == NULL && dbr_cpu_ptr == NULL)
-        return DOCA_SUCCESS;
-    if (cq_rq == NULL || dbr_cpu_ptr == NULL || cq_rq != qp->init.receive_cq) {
-        DOCA_LOG_ERR("QP 0x%x: cq_rq must be the QP's receive CQ, with dbr_cpu_ptr, or both NULL",
+    if (cq_rq == NULL || cq_rq != qp->init.receive_cq) {
+        DOCA_LOG_ERR("QP 0x%x: dbr_cpu_ptr asks for a service's receive side, which needs cq_rq, "
+                     "the QP's receive CQ (without dbr_cpu_ptr, cq_rq gives the data path the "
+                     "receive queue)",
                      qp->qpn);
         return DOCA_ERROR_INVALID_VALUE;
     }

@@ -6,7 +6,10 @@
  * state go back to 0, the first error it recorded is forgotten, the send
  * ring and doorbell records are zeroed and every CQE marked invalid (the
  * data path matches CQEs by wqe_counter, so an old CQE must not match a new
- * WQE). Then the QP can go through INIT, RTR and RTS again.
+ * WQE), the data path's receive queue and receive CQ alike. The NIC's CQ
+ * producer goes on where it was, so CQE number 0 of the new incarnation is
+ * looked for where it will write next (verbs_cq_rebase). Then the QP can go through INIT, RTR and
+ * RTS again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,12 @@ static void reset_counters(struct doca_gpu_dev_verbs_qp *d)
     d->sq_lock = 0;
     d->cq_sq.cqe_ci = 0;
     memset(&d->cq_sq.err, 0, sizeof(d->cq_sq.err));
+    d->rq_rsvd_index = 0;
+    d->rq_ready_index = 0;
+    d->rq_wqe_pi = 0;
+    d->rq_lock = 0;
+    d->cq_rq.cqe_ci = 0;
+    memset(&d->cq_rq.err, 0, sizeof(d->cq_rq.err));
 }
 
 /* Zeroes the QP's work queues (both rings) and its doorbell record. */
@@ -40,6 +49,17 @@ static doca_error_t reset_wq(doca_verbs_qp_t *qp)
     free(zero);
     if (err == DOCA_SUCCESS)
         err = verbs_buf_write(&qp->dbr, 0, zero_dbr, sizeof(zero_dbr));
+    return err;
+}
+
+/* A CQ's CQEs invalid again, CQE number 0 where the NIC writes next (it does not restart). */
+static doca_error_t cq_restart(doca_verbs_cq_t *cq, struct doca_gpu_dev_verbs_cq *d)
+{
+    doca_error_t err = verbs_cq_rebase(cq);
+
+    if (err == DOCA_SUCCESS)
+        err = verbs_cq_init_memory(cq);
+    d->cqe_base = cq->dp_base;
     return err;
 }
 
@@ -67,7 +87,9 @@ doca_gpu_verbs_reset_tracking_and_memory(struct doca_gpu_verbs_qp *qp_gverbs)
     }
     err = reset_wq(g->qp);
     if (err == DOCA_SUCCESS)
-        err = verbs_cq_init_memory(g->cq);
+        err = cq_restart(g->cq, &g->desc.cq_sq);
+    if (err == DOCA_SUCCESS && g->cq_rq_dp != NULL)
+        err = cq_restart(g->cq_rq_dp, &g->desc.cq_rq);
     if (err == DOCA_SUCCESS)
         err = gpunetio_rq_reset(g);
     if (err != DOCA_SUCCESS)
@@ -77,6 +99,7 @@ doca_gpu_verbs_reset_tracking_and_memory(struct doca_gpu_verbs_qp *qp_gverbs)
         *(volatile uint64_t *)g->proxy_pi = 0;
     g->proxy_last = 0;
     reset_counters(&g->host_view);
+    g->host_view.cq_sq.cqe_base = g->desc.cq_sq.cqe_base;
     pthread_mutex_unlock(&g->proxy_lock);
     reset_counters(&g->desc);
     err = gpunetio_qp_write_desc(g);

@@ -43,6 +43,44 @@ doca_error_t verbs_cq_init_memory(doca_verbs_cq_t *cq)
     return err;
 }
 
+doca_error_t verbs_cq_rebase(doca_verbs_cq_t *cq)
+{
+    uint32_t n = 1u << cq->log_size, j;
+    struct prm_cqe64 *ring;
+    uint8_t first;
+    doca_error_t err;
+
+    if (cq->collapsed)
+        return DOCA_SUCCESS; /* every CQE goes to entry 0 */
+    ring = malloc((size_t)n * VERBS_CQE_SIZE);
+    if (ring == NULL) {
+        DOCA_LOG_ERR("out of memory reading the %u CQEs of CQ 0x%x", n, cq->cqn);
+        return DOCA_ERROR_NO_MEMORY;
+    }
+    err = verbs_buf_read(&cq->ring, 0, ring, (size_t)n * VERBS_CQE_SIZE);
+    if (err != DOCA_SUCCESS) {
+        free(ring);
+        return err;
+    }
+    /*
+     * The NIC wrote on from dp_base, flipping the owner bit each time it
+     * wrapped to entry 0: the first entry that is invalid, or whose owner
+     * bit breaks that pattern, is where it writes next (dp_base itself
+     * after whole laps).
+     */
+    first = prm_cqe_owner(&ring[cq->dp_base]);
+    for (j = 0; j < n; j++) {
+        uint32_t i = (cq->dp_base + j) & (n - 1);
+        uint8_t want = first ^ (uint8_t)(cq->dp_base + j >= n);
+
+        if (prm_cqe_opcode(&ring[i]) == PRM_CQE_OPCODE_INVALID || prm_cqe_owner(&ring[i]) != want)
+            break;
+    }
+    cq->dp_base = (cq->dp_base + j) & (n - 1);
+    free(ring);
+    return DOCA_SUCCESS;
+}
+
 static doca_error_t verbs_cq_memory(doca_dev_t *dev, const doca_verbs_cq_attr_t *attr,
                                     doca_verbs_cq_t *cq)
 {

@@ -226,12 +226,17 @@ void verbs_buf_release(struct verbs_buf *buf)
     buf->umem = NULL;
 }
 
-/* Copies into GPU memory, with the primary context of the memory's GPU when none is current. */
-static doca_error_t verbs_gpu_write(void *dst, const void *src, size_t len)
+/*
+ * Copies len bytes between host memory and GPU memory (gpu: the GPU
+ * address; to_gpu: the direction), with the primary context of the
+ * memory's GPU when none is current.
+ */
+static doca_error_t verbs_gpu_copy(void *gpu, void *host, size_t len, bool to_gpu)
 {
     const struct core_cuda_ops *cuda;
     core_cu_context cur = NULL, primary = NULL;
     core_cu_device device = 0;
+    core_cu_deviceptr dptr = (core_cu_deviceptr)(uintptr_t)gpu;
     int ordinal = 0;
     core_cu_result rc;
     doca_error_t err = core_cuda_get(&cuda);
@@ -239,22 +244,24 @@ static doca_error_t verbs_gpu_write(void *dst, const void *src, size_t len)
     if (err != DOCA_SUCCESS)
         return err;
     if (cuda->cuCtxGetCurrent(&cur) != CORE_CU_SUCCESS || cur == NULL) {
-        if (cuda->cuPointerGetAttribute(&ordinal, CORE_CU_POINTER_ATTR_DEVICE_ORDINAL,
-                                        (core_cu_deviceptr)(uintptr_t)dst) != CORE_CU_SUCCESS ||
+        if (cuda->cuPointerGetAttribute(&ordinal, CORE_CU_POINTER_ATTR_DEVICE_ORDINAL, dptr) !=
+                    CORE_CU_SUCCESS ||
             cuda->cuDeviceGet(&device, ordinal) != CORE_CU_SUCCESS ||
             cuda->cuDevicePrimaryCtxRetain(&primary, device) != CORE_CU_SUCCESS) {
-            DOCA_LOG_ERR("no CUDA context can reach GPU memory at %p", dst);
+            DOCA_LOG_ERR("no CUDA context can reach GPU memory at %p", gpu);
             return DOCA_ERROR_DRIVER;
         }
         cuda->cuCtxSetCurrent(primary);
     }
-    rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dst, src, len);
+    rc = to_gpu ? cuda->cuMemcpyHtoD(dptr, host, len) : cuda->cuMemcpyDtoH(host, dptr, len);
     if (primary != NULL) {
         cuda->cuCtxSetCurrent(NULL);
         cuda->cuDevicePrimaryCtxRelease(device);
     }
     if (rc != CORE_CU_SUCCESS) {
-        DOCA_LOG_ERR("cuMemcpyHtoD of %zu bytes to %p failed: CUDA error %d", len, dst, rc);
+        DOCA_LOG_ERR("%s of %zu bytes %s %p failed: CUDA error %d",
+                     to_gpu ? "cuMemcpyHtoD" : "cuMemcpyDtoH", len, to_gpu ? "to" : "from", gpu,
+                     rc);
         return DOCA_ERROR_DRIVER;
     }
     return DOCA_SUCCESS;
@@ -265,7 +272,17 @@ doca_error_t verbs_buf_write(const struct verbs_buf *buf, uint64_t off, const vo
     uint8_t *dst = (uint8_t *)verbs_buf_addr(buf) + off;
 
     if (buf->umem->gpu)
-        return verbs_gpu_write(dst, src, len);
+        return verbs_gpu_copy(dst, (void *)(uintptr_t)src, len, true);
+    memcpy(dst, src, len);
+    return DOCA_SUCCESS;
+}
+
+doca_error_t verbs_buf_read(const struct verbs_buf *buf, uint64_t off, void *dst, size_t len)
+{
+    uint8_t *src = (uint8_t *)verbs_buf_addr(buf) + off;
+
+    if (buf->umem->gpu)
+        return verbs_gpu_copy(src, dst, len, false);
     memcpy(dst, src, len);
     return DOCA_SUCCESS;
 }

@@ -117,6 +117,7 @@ struct doca_verbs_cq_t {
     bool internal_uar;
     bool collapsed;      /* every CQE is written to entry 0 */
     bool overrun_ignore; /* made with DOCA_VERBS_CQ_ENABLE_OVERRUN */
+    uint32_t dp_base;    /* entry of the data path's CQE number 0 (verbs_cq_rebase) */
     atomic_int users;
     /* Completion events (comp_channel.c) */
     doca_verbs_comp_channel_t *comp_channel;
@@ -303,8 +304,20 @@ static inline void *verbs_buf_addr(const struct verbs_buf *buf)
 doca_error_t verbs_buf_write(const struct verbs_buf *buf, uint64_t off, const void *src,
                              size_t len);
 
+/* Reads len bytes at buf + off: a load on the host, a CUDA copy out of GPU memory. */
+doca_error_t verbs_buf_read(const struct verbs_buf *buf, uint64_t off, void *dst, size_t len);
+
 /* Marks every CQE of cq invalid and zeroes its doorbell record (cq.c; at creation and reset). */
 doca_error_t verbs_cq_init_memory(doca_verbs_cq_t *cq);
+
+/*
+ * Moves cq->dp_base to the entry the NIC writes its next CQE to, found
+ * from the CQEs written since dp_base (cq.c). Run before the ring is marked
+ * invalid again when a QP's data-path tracking is reset: the NIC's CQ
+ * producer does not go back to 0 with a QP, so CQE number 0 of the new
+ * incarnation lands there.
+ */
+doca_error_t verbs_cq_rebase(doca_verbs_cq_t *cq);
 
 /* ---- Completion channels (comp_channel.c) ---- */
 

@@ -101,7 +101,7 @@ static int responder_make(struct vt_dev *d, struct responder *r, bool hl)
                                    r->rcq, NULL, DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
                                    DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,
                                    &r->gqp) == DOCA_ERROR_INVALID_VALUE,
-          "cq_rq without dbr_cpu_ptr");
+          "cq_rq without dbr_cpu_ptr, on a receive CQ that does not overrun");
     CHECK(doca_gpu_verbs_export_qp(NULL, r->qp, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, NULL, r->scq,
                                    r->rcq, r->rcq, DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
                                    DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false,

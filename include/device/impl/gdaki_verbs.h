@@ -14,7 +14,9 @@
 #include "gdaki_sync.h"
 #include "gdaki_verbs_cq.h"
 #include "gdaki_verbs_onesided.h"
+#include "gdaki_verbs_rq.h"
 #include "gdaki_verbs_sq.h"
+#include "gdaki_verbs_twosided.h"
 #include "gdaki_verbs_wqe.h"
 
 /* Last: a public header included above removes it at its end. */

@@ -2,8 +2,8 @@
 /*
  * Completion polling of the data-path core. CQE number i completes WQE
  * number i (every WQE asks for a CQE and takes one basic block), so the
- * completion of WQE idx is looked for in entry idx of the ring (entry 0 of
- * a collapsed CQ) and recognised by its wqe_counter: a valid CQE whose
+ * completion of WQE idx is looked for in entry cqe_base + idx of the ring
+ * (entry 0 of a collapsed CQ) and recognised by its wqe_counter: a valid CQE whose
  * counter is idx or later (as a signed 16-bit difference) means WQE idx is
  * done, because an RC send queue completes in order. That holds when the
  * NIC overruns the CQ too, which is why the ring is not consumed in order.
@@ -128,6 +128,20 @@ GDAKI_INLINE void gdaki_cq_record_error(struct doca_gpu_dev_verbs_cq *cq, const 
     gdaki_store_volatile_u32(&cq->err.has_error, 1);
 }
 
+/* The CQE where WQE (or receive) wqe_idx completes: entry 0 of a collapsed CQ. */
+GDAKI_INLINE struct doca_gpunetio_ib_mlx5_cqe64 *gdaki_cqe_at(struct doca_gpu_dev_verbs_cq *cq,
+                                                              uint64_t wqe_idx)
+{
+    uint64_t slot =
+            gdaki_ro_u32(&cq->collapsed)
+                    ? 0
+                    : ((wqe_idx + gdaki_ro_u32(&cq->cqe_base)) & gdaki_ro_u32(&cq->cqe_mask));
+
+    return (struct doca_gpunetio_ib_mlx5_cqe64 *)(void *)((uint8_t *)gdaki_ro_ptr(
+                                                                  (void *const *)&cq->cqe_daddr) +
+                                                          slot * PRM_CQE_SIZE);
+}
+
 /*
  * What the CQE where WQE wqe_idx completes says, without waiting: 0 when
  * it is a successful completion of that WQE or a later one (*ci: one past
@@ -136,9 +150,7 @@ GDAKI_INLINE void gdaki_cq_record_error(struct doca_gpu_dev_verbs_cq *cq, const 
  */
 GDAKI_INLINE int gdaki_cq_read(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx, uint64_t *ci)
 {
-    uint64_t slot = gdaki_ro_u32(&cq->collapsed) ? 0 : (wqe_idx & gdaki_ro_u32(&cq->cqe_mask));
-    const uint8_t *cqe =
-            (const uint8_t *)gdaki_ro_ptr((void *const *)&cq->cqe_daddr) + slot * PRM_CQE_SIZE;
+    const uint8_t *cqe = (const uint8_t *)gdaki_cqe_at(cq, wqe_idx);
     /* wqe_counter (big-endian), signature, op_own in one load: a consistent view of the three. */
     uint32_t tail = gdaki_load_volatile_u32(cqe + GDAKI_CQE_TAIL_OFF);
     uint8_t opcode = (uint8_t)(tail >> (24 + PRM_CQE_OPCODE_SHIFT));

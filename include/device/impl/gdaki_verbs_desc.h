@@ -59,6 +59,25 @@ GDAKI_INLINE void gdaki_desc_set_sq(struct doca_gpu_dev_verbs_qp *d, uint8_t *ri
     d->sq_nic_scope = (uint32_t)nic_scope;
 }
 
+/*
+ * The receive queue: wqe_num receive WQEs of stride bytes at ring, handed
+ * to the NIC through dbrec (the doorbell record's receive word), whose
+ * fence is at nic_scope.
+ */
+GDAKI_INLINE void gdaki_desc_set_rq(struct doca_gpu_dev_verbs_qp *d, uint8_t *ring,
+                                    uint32_t wqe_num, uint32_t stride, uint32_t qpn,
+                                    gdaki_be32_t *dbrec,
+                                    enum doca_gpu_dev_verbs_sync_scope nic_scope)
+{
+    d->rq_wqe_daddr = ring;
+    d->rq_dbrec = dbrec;
+    d->rq_wqe_num = wqe_num;
+    d->rq_wqe_mask = wqe_num - 1;
+    d->rq_num = qpn;
+    d->rcv_wqe_size = stride;
+    d->rq_nic_scope = (uint32_t)nic_scope;
+}
+
 /* The kind of CQ (DOCA's cq_type) a CQ made collapsed or not is. */
 GDAKI_INLINE enum doca_gpu_dev_verbs_cq_type gdaki_desc_cq_type(int collapsed)
 {
@@ -78,6 +97,7 @@ GDAKI_INLINE void gdaki_desc_set_cq(struct doca_gpu_dev_verbs_cq *c, uint8_t *ri
     c->cqe_size = DOCA_GPUNETIO_VERBS_CQE_SIZE;
     c->cq_type = (uint8_t)gdaki_desc_cq_type(collapsed);
     c->cqe_rsvd = 0;
+    c->cqe_base = 0;
     c->mem_type = (uint32_t)mem_type;
     c->dbrec = dbrec;
 }

@@ -349,50 +349,65 @@ GDAKI_INLINE void gdaki_sq_bf_ring(struct doca_gpu_dev_verbs_qp *qp, const void 
 }
 
 /*
- * Starts publishing every WQE below prod_idx: returns the producer index to
- * publish, or 0 when there is nothing to do (a doorbell covering them was
- * rung already). The index goes up to prod_idx, or further when
- * sq_ready_index is further (WQEs other threads marked ready are covered by
- * the same doorbell), and never back. With a shared QP, a non-zero return
- * holds sq_lock until gdaki_sq_publish_end.
+ * Starts publishing every WQE below prod_idx of a queue whose published
+ * producer index is *pi, guarded by *lock, with WQEs ready below *ready:
+ * returns the producer index to publish, or 0 when there is nothing to do
+ * (a publication covering them was made already). The index goes up to
+ * prod_idx, or further when *ready is further (WQEs other threads marked
+ * ready are covered by the same doorbell), and never back. With a shared
+ * queue, a non-zero return holds *lock until gdaki_publish_end.
  */
-GDAKI_INLINE uint64_t gdaki_sq_publish_begin(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
-                                             enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+GDAKI_INLINE uint64_t gdaki_publish_begin(uint64_t *pi, int *lock, uint64_t *ready,
+                                          uint64_t prod_idx,
+                                          enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
 {
-    uint64_t ready;
+    uint64_t upto;
 
     if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE) {
-        if (qp->sq_wqe_pi >= prod_idx)
+        if (*pi >= prod_idx)
             return 0;
         /* Stored before ringing: no store trails the doorbell into the next post's fence. */
-        qp->sq_wqe_pi = prod_idx;
+        *pi = prod_idx;
         return prod_idx;
     }
     for (;;) {
         /* Acquire: the doorbell that covered these WQEs was rung before pi moved past them. */
-        if (gdaki_load_acquire_u64(&qp->sq_wqe_pi, rsm) >= prod_idx)
+        if (gdaki_load_acquire_u64(pi, rsm) >= prod_idx)
             return 0;
-        if (gdaki_trylock(&qp->sq_lock, rsm)) {
-            ready = gdaki_load_acquire_u64(&qp->sq_ready_index, rsm);
-            if (ready < prod_idx)
-                ready = prod_idx;
-            if (ready > qp->sq_wqe_pi)
-                return ready;
-            gdaki_unlock(&qp->sq_lock, rsm);
+        if (gdaki_trylock(lock, rsm)) {
+            upto = gdaki_load_acquire_u64(ready, rsm);
+            if (upto < prod_idx)
+                upto = prod_idx;
+            if (upto > *pi)
+                return upto;
+            gdaki_unlock(lock, rsm);
             return 0;
         }
         gdaki_spin_pause();
     }
 }
 
-/* Ends what gdaki_sq_publish_begin started: every WQE below pub has been rung. */
-GDAKI_INLINE void gdaki_sq_publish_end(struct doca_gpu_dev_verbs_qp *qp, uint64_t pub,
-                                       enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+/* Ends what gdaki_publish_begin started: every WQE below pub has been published. */
+GDAKI_INLINE void gdaki_publish_end(uint64_t *pi, int *lock, uint64_t pub,
+                                    enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
 {
     if (rsm == DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE)
         return;
-    gdaki_store_release_u64(&qp->sq_wqe_pi, pub, rsm);
-    gdaki_unlock(&qp->sq_lock, rsm);
+    gdaki_store_release_u64(pi, pub, rsm);
+    gdaki_unlock(lock, rsm);
+}
+
+/* gdaki_publish_begin / _end on the send queue. */
+GDAKI_INLINE uint64_t gdaki_sq_publish_begin(struct doca_gpu_dev_verbs_qp *qp, uint64_t prod_idx,
+                                             enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    return gdaki_publish_begin(&qp->sq_wqe_pi, &qp->sq_lock, &qp->sq_ready_index, prod_idx, rsm);
+}
+
+GDAKI_INLINE void gdaki_sq_publish_end(struct doca_gpu_dev_verbs_qp *qp, uint64_t pub,
+                                       enum doca_gpu_dev_verbs_resource_sharing_mode rsm)
+{
+    gdaki_publish_end(&qp->sq_wqe_pi, &qp->sq_lock, pub, rsm);
 }
 
 /*

@@ -165,6 +165,33 @@ GDAKI_INLINE void gdaki_wqe_rdma2(const struct doca_gpu_dev_verbs_qp *qp,
     gdaki_store_wqe(wqe_ptr, &w.raw);
 }
 
+/*
+ * A send (opcode SEND, or SEND_IMM with a big-endian immediate) of one
+ * buffer, which the peer's next receive WQE takes: 2 DS, no remote address.
+ */
+GDAKI_INLINE void gdaki_wqe_send(const struct doca_gpu_dev_verbs_qp *qp,
+                                 struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                 uint8_t opcode, uint8_t ctrl_flags, gdaki_be32_t imm,
+                                 uint64_t laddr, gdaki_be32_t lkey, uint32_t bytes)
+{
+    union gdaki_wqe w;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, opcode, 0, PRM_WQE_DS_SEND, ctrl_flags, imm);
+    gdaki_wqe_data(w.s.seg[0], bytes, lkey, laddr);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/* A send without data (typically SEND_IMM: the immediate is the message): 1 DS. */
+GDAKI_INLINE void gdaki_wqe_send_empty(const struct doca_gpu_dev_verbs_qp *qp,
+                                       struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
+                                       uint8_t opcode, uint8_t ctrl_flags, gdaki_be32_t imm)
+{
+    union gdaki_wqe w;
+
+    gdaki_wqe_begin(&w, qp, wqe_idx, opcode, 0, 1, ctrl_flags, imm);
+    gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
 /* RDMA write of `bytes` (at most DOCA_GPUNETIO_VERBS_MAX_INLINE_SIZE) carried in the WQE. */
 GDAKI_INLINE void gdaki_wqe_write_inl(const struct doca_gpu_dev_verbs_qp *qp,
                                       struct doca_gpu_dev_verbs_wqe *wqe_ptr, uint64_t wqe_idx,
@@ -363,6 +390,34 @@ GDAKI_INLINE void gdaki_wqe_dump(const struct doca_gpu_dev_verbs_qp *qp,
     gdaki_wqe_begin(&w, qp, wqe_idx, PRM_WQE_OPCODE_DUMP, 0, PRM_WQE_DS_SEND, ctrl_flags, 0);
     gdaki_wqe_data(w.s.seg[0], bytes, lkey, addr);
     gdaki_store_wqe(wqe_ptr, &w.raw);
+}
+
+/* Address of receive slot `wqe_idx` (the index wraps). */
+GDAKI_INLINE struct doca_gpunetio_ib_mlx5_wqe_data_seg *
+gdaki_rwqe_ptr(const struct doca_gpu_dev_verbs_qp *qp, uint64_t wqe_idx)
+{
+    uint8_t *ring = (uint8_t *)gdaki_ro_ptr((void *const *)&qp->rq_wqe_daddr);
+
+    GDAKI_ASSUME_GLOBAL(ring);
+    return (struct doca_gpunetio_ib_mlx5_wqe_data_seg
+                    *)(void *)(ring + (wqe_idx & gdaki_ro_u32(&qp->rq_wqe_mask)) *
+                                              gdaki_ro_u32(&qp->rcv_wqe_size));
+}
+
+/*
+ * A receive WQE of one buffer: its data segment, then, when the WQE has
+ * room for more, one with the list-ending key, so the NIC scatters into
+ * the first only. The lkey is big-endian already.
+ */
+GDAKI_INLINE void gdaki_rwqe_prepare(const struct doca_gpu_dev_verbs_qp *qp,
+                                     struct doca_gpunetio_ib_mlx5_wqe_data_seg *rwqe, uint64_t addr,
+                                     gdaki_be32_t lkey, uint32_t bytes)
+{
+    uint8_t *seg = (uint8_t *)(void *)rwqe;
+
+    gdaki_wqe_data(seg, bytes, lkey, addr);
+    if (gdaki_ro_u32(&qp->rcv_wqe_size) > PRM_WQE_DS_SIZE)
+        gdaki_wqe_data(seg + PRM_WQE_DS_SIZE, 0, gdaki_htobe32(PRM_WQE_LKEY_END), 0);
 }
 
 #undef GDAKI_ASSUME_GLOBAL

@@ -110,6 +110,8 @@ enum {
 };
 /* Bit 31 of an inline segment's byte count marks the segment as inline data. */
 static const uint32_t PRM_WQE_INLINE_SEG_FLAG = 0x80000000u;
+/* The lkey of a data segment that ends a receive WQE's scatter list early (the invalid key). */
+static const uint32_t PRM_WQE_LKEY_END = 0x100u;
 
 /* Control segment: opens every WQE. */
 struct prm_wqe_ctrl_seg {
