@@ -49,7 +49,7 @@ static const struct ex_info put_signal_lat_info = {
 
 /* ---- CPU execution: the kernel's loop, on the data-path core in C --------------------------- */
 
-static uint32_t put_signal_lat_cpu_wait(const uint64_t *signal, uint64_t want,
+static uint32_t put_signal_lat_cpu_wait(const uint64_t *signal, uint64_t want, uint32_t immediate,
                                         struct doca_gpu_dev_verbs_qp *qp, bool posted,
                                         uint64_t last, uint64_t timeout_ns)
 {
@@ -57,7 +57,7 @@ static uint32_t put_signal_lat_cpu_wait(const uint64_t *signal, uint64_t want,
     uint32_t spins = 0;
 
     /* Acquire: the message is in the receive buffer before its signal counts it. */
-    while (__atomic_load_n(signal, __ATOMIC_ACQUIRE) < want) {
+    while (put_signal_lat_count(__atomic_load_n(signal, __ATOMIC_ACQUIRE), immediate) < want) {
         /* Yield: on a small machine the software NIC and the service need this core. */
         sched_yield();
         if ((++spins & 255) != 0)
@@ -86,8 +86,8 @@ static void put_signal_lat_cpu_run(struct doca_gpu_dev_verbs_qp *qp,
 
     for (i = 0; i < job->iterations; i++) {
         if (!job->client &&
-            (status = put_signal_lat_cpu_wait(job->signal, i + 1ull, qp, posted, ticket,
-                                              job->timeout_ns)) != WRITE_LAT_OK)
+            (status = put_signal_lat_cpu_wait(job->signal, i + 1ull, job->immediate, qp, posted,
+                                              ticket, job->timeout_ns)) != WRITE_LAT_OK)
             break;
         /* AUTO: the handler the QP was exported with, as the kernel's calls do. */
         if (job->immediate)
@@ -102,8 +102,8 @@ static void put_signal_lat_cpu_run(struct doca_gpu_dev_verbs_qp *qp,
                                       DOCA_GPUNETIO_VERBS_GPU_CODE_OPT_DEFAULT);
         posted = true;
         if (job->client &&
-            (status = put_signal_lat_cpu_wait(job->signal, i + 1ull, qp, posted, ticket,
-                                              job->timeout_ns)) != WRITE_LAT_OK)
+            (status = put_signal_lat_cpu_wait(job->signal, i + 1ull, job->immediate, qp, posted,
+                                              ticket, job->timeout_ns)) != WRITE_LAT_OK)
             break;
     }
     result->elapsed_ns = ex_now_ns() - t0;

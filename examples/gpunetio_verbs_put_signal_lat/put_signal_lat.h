@@ -12,7 +12,8 @@
  * fetch slot), -w 1 with put_immediate (one RDMA write with immediate whose
  * immediate carries signal id z and the value 1; the peer's service adds
  * it to the slot its signal map has for id z). After the peer's message i
- * of a size, the signal of that size holds i + 1.
+ * of a size, the signal of that size holds i + 1: in host order with -w 1,
+ * big-endian with -w 0, as the NIC's fetch-adds keep a word.
  */
 #ifndef PUT_SIGNAL_LAT_H
 #define PUT_SIGNAL_LAT_H
@@ -21,6 +22,8 @@
 #include <stdint.h>
 
 #include "doca_gpunetio_verbs_dev.h"
+#include "gdaki_platform.h"
+/* GDAKI_INLINE (write_lat.h's last include). */
 #include "write_lat.h"
 
 #ifdef __cplusplus
@@ -44,6 +47,12 @@ struct put_signal_lat_job {
     uint32_t immediate; /* 1: put_immediate (-w 1); 0: put_signal */
     uint64_t timeout_ns;
 };
+
+/* The count a signal word holds (raw: the word as loaded). */
+GDAKI_INLINE uint64_t put_signal_lat_count(uint64_t raw, uint32_t immediate)
+{
+    return immediate ? raw : gdaki_be64toh(raw);
+}
 
 /* Runs a job in a one-thread kernel on stream and waits for it. 0, or -1 (logged). */
 int put_signal_lat_gpu_run(struct doca_gpu_dev_verbs_qp *qp, const struct put_signal_lat_job *job,

@@ -18,13 +18,13 @@
 /* Waits for the signal to reach want (the peer's next message); watches this side's CQ meanwhile.
  */
 __device__ static uint32_t put_signal_lat_wait(const volatile uint64_t *signal, uint64_t want,
-                                               struct doca_gpu_dev_verbs_qp *qp, bool posted,
-                                               uint64_t last, uint64_t timeout_ns)
+                                               uint32_t immediate, struct doca_gpu_dev_verbs_qp *qp,
+                                               bool posted, uint64_t last, uint64_t timeout_ns)
 {
     uint64_t start = doca_gpu_dev_verbs_query_globaltimer();
     uint32_t spins = 0;
 
-    while (*signal < want) {
+    while (put_signal_lat_count(*signal, immediate) < want) {
         if ((++spins & 1023) != 0)
             continue;
         if (posted && doca_gpu_dev_verbs_poll_one_cq_at(qp, last) < 0)
@@ -47,8 +47,9 @@ __global__ void put_signal_lat_kernel(struct doca_gpu_dev_verbs_qp *qp,
     uint64_t t0 = doca_gpu_dev_verbs_query_globaltimer();
 
     for (i = 0; i < job.iterations; i++) {
-        if (!job.client && (status = put_signal_lat_wait(signal, i + 1ull, qp, posted, ticket,
-                                                         job.timeout_ns)) != WRITE_LAT_OK)
+        if (!job.client &&
+            (status = put_signal_lat_wait(signal, i + 1ull, job.immediate, qp, posted, ticket,
+                                          job.timeout_ns)) != WRITE_LAT_OK)
             break;
         if (job.immediate)
             doca_gpu_dev_verbs_put_immediate<PSL_RSM>(qp, job.raddr, job.laddr, job.size,
@@ -57,8 +58,8 @@ __global__ void put_signal_lat_kernel(struct doca_gpu_dev_verbs_qp *qp,
             doca_gpu_dev_verbs_put_signal<DOCA_GPUNETIO_VERBS_SIGNAL_OP_ADD, PSL_RSM>(
                     qp, job.raddr, job.laddr, job.size, job.sig_raddr, job.sig_laddr, 1, &ticket);
         posted = true;
-        if (job.client && (status = put_signal_lat_wait(signal, i + 1ull, qp, posted, ticket,
-                                                        job.timeout_ns)) != WRITE_LAT_OK)
+        if (job.client && (status = put_signal_lat_wait(signal, i + 1ull, job.immediate, qp, posted,
+                                                        ticket, job.timeout_ns)) != WRITE_LAT_OK)
             break;
     }
     result->elapsed_ns = doca_gpu_dev_verbs_query_globaltimer() - t0;
