@@ -294,6 +294,8 @@ static void *loop_thread(void *arg)
             loop_events(e, evs, n, true);
         busy = __atomic_load_n(&e->uar_watchers, __ATOMIC_RELAXED) > 0 &&
                emu_uar_poll(e->nic, loop_ring);
+        if (n > 0)
+            idle_ns = 0;
         loop_due(e);
         /* Connections dropped so far can no longer be named by an event: free them. */
         emu_wire_reap(e->wire);
