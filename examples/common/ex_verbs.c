@@ -112,7 +112,7 @@ static void *ex_proxy_main(void *arg)
 
     while (!__atomic_load_n(&c->proxy_stop, __ATOMIC_ACQUIRE)) {
         bool progressed = false;
-        doca_error_t err = doca_gpu_verbs_cpu_proxy_progress(c->hl->qp_gverbs, &progressed);
+        doca_error_t err = doca_gpu_verbs_cpu_proxy_progress(c->gqp, &progressed);
 
         if (err != DOCA_SUCCESS) {
             EX_ERR("doca_gpu_verbs_cpu_proxy_progress: %s", doca_error_get_descr(err));
@@ -133,7 +133,7 @@ static int ex_proxy_start(struct ex_ctx *c)
     uint8_t enabled = 0;
     int rc;
 
-    if (doca_gpu_verbs_cpu_proxy_enabled(c->hl->qp_gverbs, &enabled) != DOCA_SUCCESS)
+    if (doca_gpu_verbs_cpu_proxy_enabled(c->gqp, &enabled) != DOCA_SUCCESS)
         return -1;
     if (!enabled || c->handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY_FREE_FLOW)
         return 0;
@@ -157,6 +157,23 @@ static void ex_proxy_stop(struct ex_ctx *c)
 }
 
 /* ---- QP ------------------------------------------------------------------------------------- */
+
+/* Takes the export of c's QP: its descriptor and the handler it resolved to. */
+static int ex_ctx_exported(struct ex_ctx *c, struct doca_gpu_verbs_qp *gqp)
+{
+    doca_error_t err = doca_gpu_verbs_get_qp_dev(gqp, &c->qp_dev);
+
+    c->gqp = gqp;
+    if (err == DOCA_SUCCESS)
+        err = doca_gpu_verbs_get_nic_handler(gqp, &c->handler);
+    if (err != DOCA_SUCCESS) {
+        EX_ERR("doca_gpu_verbs_get_qp_dev / get_nic_handler: %s", doca_error_get_descr(err));
+        return -1;
+    }
+    if (c->args->nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO)
+        EX_INFO("NIC handler AUTO resolved to %s", gdaki_nic_handler_name(c->handler));
+    return 0;
+}
 
 /* The QP of ex_ctx_create_qp, with rq_wqes receive WQEs (0: none); no proxy thread yet. */
 static int ex_ctx_make_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed, uint16_t rq_wqes)
@@ -199,14 +216,10 @@ static int ex_ctx_make_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed,
                    "write");
         return -1;
     }
-    c->handler = c->hl->nic_handler;
-    err = doca_gpu_verbs_get_qp_dev(c->hl->qp_gverbs, &c->qp_dev);
-    if (err != DOCA_SUCCESS) {
-        EX_ERR("doca_gpu_verbs_get_qp_dev: %s", doca_error_get_descr(err));
+    c->vdev = c->hl->dev;
+    c->qp = c->hl->qp;
+    if (ex_ctx_exported(c, c->hl->qp_gverbs) != 0)
         return -1;
-    }
-    if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO)
-        EX_INFO("NIC handler AUTO resolved to %s", gdaki_nic_handler_name(c->handler));
     EX_INFO("QP created: %d send WQEs, NIC handler %s, %s", sq_wqes,
             gdaki_nic_handler_name(c->handler),
             c->gpu != NULL ? "rings in GPU memory" : "rings in host memory");
@@ -227,10 +240,95 @@ int ex_ctx_create_qp_rq(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed, u
     return ex_ctx_make_qp(c, sq_wqes, cq_collapsed, rq_wqes);
 }
 
+/* ---- The two-sided QP ---------------------------------------------------------------------- */
+
+struct ex_ll_qp {
+    doca_dev_t *dev;
+    doca_verbs_cq_t *scq, *rcq;
+    doca_verbs_qp_t *qp;
+    struct doca_gpu_verbs_qp *gqp;
+};
+
+/* A CQ of entries in host memory that the NIC may overrun (the data path polls by index). */
+static doca_verbs_cq_t *ex_ll_cq(doca_dev_t *dev, uint32_t entries)
+{
+    doca_verbs_cq_attr_t *attr = NULL;
+    doca_verbs_cq_t *cq = NULL;
+
+    if (doca_verbs_cq_attr_create(&attr) != DOCA_SUCCESS)
+        return NULL;
+    doca_verbs_cq_attr_set_cq_size(attr, entries);
+    doca_verbs_cq_attr_set_cq_overrun(attr, DOCA_VERBS_CQ_ENABLE_OVERRUN);
+    if (doca_verbs_cq_create(dev, attr, &cq) != DOCA_SUCCESS)
+        cq = NULL;
+    doca_verbs_cq_attr_destroy(attr);
+    return cq;
+}
+
+/* Frees what ex_ctx_create_qp_twosided made, in any state of completion. */
+static void ex_ll_free(struct ex_ctx *c, struct ex_ll_qp *l)
+{
+    if (l->gqp != NULL)
+        doca_gpu_verbs_unexport_qp(c->gpu, l->gqp);
+    if (l->qp != NULL)
+        doca_verbs_qp_destroy(l->qp);
+    if (l->scq != NULL)
+        doca_verbs_cq_destroy(l->scq);
+    if (l->rcq != NULL)
+        doca_verbs_cq_destroy(l->rcq);
+    if (l->dev != NULL)
+        doca_verbs_dev_close(l->dev);
+    free(l);
+}
+
+int ex_ctx_create_qp_twosided(struct ex_ctx *c, uint16_t sq_wqes, uint16_t rq_wqes)
+{
+    doca_verbs_qp_init_attr_t *attr = NULL;
+    struct ex_ll_qp *l = calloc(1, sizeof(*l));
+    doca_error_t err = l == NULL ? DOCA_ERROR_NO_MEMORY : doca_verbs_dev_open(c->pd, &l->dev);
+
+    c->ll = l;
+    if (err == DOCA_SUCCESS) {
+        l->scq = ex_ll_cq(l->dev, sq_wqes);
+        l->rcq = ex_ll_cq(l->dev, rq_wqes);
+        err = l->scq == NULL || l->rcq == NULL ? DOCA_ERROR_DRIVER
+                                               : doca_verbs_qp_init_attr_create(&attr);
+    }
+    if (err == DOCA_SUCCESS) {
+        doca_verbs_qp_init_attr_set_pd(attr, l->dev);
+        doca_verbs_qp_init_attr_set_send_cq(attr, l->scq);
+        doca_verbs_qp_init_attr_set_receive_cq(attr, l->rcq);
+        doca_verbs_qp_init_attr_set_sq_wr(attr, sq_wqes);
+        doca_verbs_qp_init_attr_set_rq_wr(attr, rq_wqes);
+        doca_verbs_qp_init_attr_set_send_max_sges(attr, 1);
+        doca_verbs_qp_init_attr_set_receive_max_sges(attr, 1);
+        err = doca_verbs_qp_create(l->dev, attr, &l->qp);
+        doca_verbs_qp_init_attr_destroy(attr);
+    }
+    if (err == DOCA_SUCCESS)
+        err = doca_gpu_verbs_export_qp(c->gpu, l->qp, c->args->nic_handler, NULL, l->scq, l->rcq,
+                                       NULL, DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR,
+                                       DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &l->gqp);
+    if (err != DOCA_SUCCESS) {
+        EX_ERR("cannot make the two-sided QP (%u send, %u receive WQEs, NIC handler %s): %s (%s)",
+               sq_wqes, rq_wqes, gdaki_nic_handler_name(c->args->nic_handler),
+               doca_error_get_descr(err), doca_error_get_name(err));
+        return -1;
+    }
+    c->vdev = l->dev;
+    c->qp = l->qp;
+    if (ex_ctx_exported(c, l->gqp) != 0)
+        return -1;
+    EX_INFO("QP created: %d send and %d receive WQEs, NIC handler %s, rings in host memory%s",
+            sq_wqes, rq_wqes, gdaki_nic_handler_name(c->handler),
+            c->gpu != NULL ? " mapped for the GPU" : "");
+    return ex_proxy_start(c);
+}
+
 int ex_ctx_qp_info(struct ex_ctx *c, struct ex_qp_info *info)
 {
     union ibv_gid gid;
-    doca_error_t err = doca_verbs_qp_get_qpn(c->hl->qp, &info->qpn);
+    doca_error_t err = doca_verbs_qp_get_qpn(c->qp, &info->qpn);
 
     if (err != DOCA_SUCCESS) {
         EX_ERR("doca_verbs_qp_get_qpn: %s", doca_error_get_descr(err));
@@ -257,7 +355,7 @@ static bool ex_gid_is_ipv4(const uint8_t *gid)
 /* One modify; logs the transition that failed. */
 static int ex_modify(struct ex_ctx *c, doca_verbs_qp_attr_t *attr, int mask, const char *what)
 {
-    doca_error_t err = doca_verbs_qp_modify(c->hl->qp, attr, mask);
+    doca_error_t err = doca_verbs_qp_modify(c->qp, attr, mask);
 
     if (err != DOCA_SUCCESS) {
         EX_ERR("doca_verbs_qp_modify %s: %s (%s)", what, doca_error_get_descr(err),
@@ -280,7 +378,7 @@ int ex_ctx_connect(struct ex_ctx *c, const struct ex_qp_info *peer)
     if (mtu < DOCA_VERBS_MTU_SIZE_256_BYTES || mtu > DOCA_VERBS_MTU_SIZE_4K_BYTES)
         mtu = DOCA_VERBS_MTU_SIZE_1K_BYTES;
     if (doca_verbs_qp_attr_create(&attr) != DOCA_SUCCESS ||
-        doca_verbs_ah_attr_create(c->hl->dev, &ah) != DOCA_SUCCESS) {
+        doca_verbs_ah_attr_create(c->vdev, &ah) != DOCA_SUCCESS) {
         EX_ERR("cannot make the QP and address attributes");
         goto out;
     }
@@ -349,7 +447,7 @@ int ex_ctx_report_qp_error(struct ex_ctx *c)
     struct doca_gpu_verbs_qp_error_info info;
 
     memset(&info, 0, sizeof(info));
-    if (doca_gpu_verbs_query_last_error(c->hl->qp_gverbs, &info) != DOCA_SUCCESS)
+    if (doca_gpu_verbs_query_last_error(c->gqp, &info) != DOCA_SUCCESS)
         return 0;
     if (!info.has_error)
         return 0;
@@ -363,6 +461,8 @@ void ex_ctx_close(struct ex_ctx *c)
     ex_proxy_stop(c);
     if (c->hl != NULL)
         doca_gpu_verbs_destroy_qp_hl(c->hl);
+    if (c->ll != NULL)
+        ex_ll_free(c, c->ll);
     if (c->gpu != NULL)
         doca_gpu_destroy(c->gpu);
     if (c->pd != NULL)

@@ -32,7 +32,11 @@ struct ex_ctx {
     struct ibv_port_attr port;
     doca_gpu_t *gpu; /* NULL: CPU execution */
     char gpu_bus_id[32];
-    struct doca_gpu_verbs_qp_hl *hl;
+    struct doca_gpu_verbs_qp_hl *hl;             /* the high-level QP, or */
+    struct ex_ll_qp *ll;                         /* the QP made with DOCA Verbs (two-sided) */
+    doca_dev_t *vdev;                            /* the QP's DOCA Verbs device */
+    doca_verbs_qp_t *qp;                         /* the QP, whichever way it was made */
+    struct doca_gpu_verbs_qp *gqp;               /* its export */
     struct doca_gpu_dev_verbs_qp *qp_dev;        /* the descriptor the data path drives */
     enum doca_gpu_dev_verbs_nic_handler handler; /* as export resolved it (never AUTO) */
     pthread_t proxy;
@@ -60,6 +64,15 @@ int ex_ctx_create_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed);
  * once it monitors the QP (CPU_PROXY_FREE_FLOW is run by the library).
  */
 int ex_ctx_create_qp_rq(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed, uint16_t rq_wqes);
+
+/*
+ * A QP whose receive queue the data path owns (two-sided sends and
+ * receives): made with DOCA Verbs, sq_wqes send and rq_wqes receive WQEs,
+ * its send and receive CQs of their own, all in host memory (mapped for the
+ * GPU with --exec gpu), exported with the receive CQ; the CPU proxy thread
+ * is started when the NIC handler needs one.
+ */
+int ex_ctx_create_qp_twosided(struct ex_ctx *c, uint16_t sq_wqes, uint16_t rq_wqes);
 
 /* What the peer needs to connect to this QP. */
 int ex_ctx_qp_info(struct ex_ctx *c, struct ex_qp_info *info);
