@@ -51,7 +51,6 @@ static doca_error_t rq_start(struct doca_gpu_verbs_qp *gqp)
 
     if (err != DOCA_SUCCESS)
         return err;
-    gqp->rq.ci = 0;
     gqp->rq.fatal = false;
     gqp->rq.posted = gqp->qp->layout.rq_wqe_cnt;
     rq_publish(&gqp->rq);
@@ -91,17 +90,43 @@ doca_error_t gpunetio_rq_setup(struct doca_gpu_verbs_qp *gqp, doca_verbs_cq_t *c
     }
     gqp->rq.cq = cq_rq;
     gqp->rq.dbrec = qp->layout.dbr;
+    gqp->rq.ci = 0;
     return rq_start(gqp);
 }
 
+/* Publishes the receive CQ's consumer index: the consumed CQEs' entries back to the NIC. */
+static void rq_cq_publish(struct gpunetio_rq *rq)
+{
+    __atomic_store_n((uint32_t *)verbs_buf_addr(&rq->cq->dbr), htobe32(rq->ci & 0xffffff),
+                     __ATOMIC_RELEASE);
+}
+
+/* Whether the receive CQ's entry at the consumer index holds a CQE not yet consumed. */
+static bool rq_cqe_ready(const struct gpunetio_rq *rq, const struct prm_cqe64 **cqe)
+{
+    const struct prm_cqe64 *ring = verbs_buf_addr(&rq->cq->ring);
+
+    *cqe = &ring[rq->ci & ((1u << rq->cq->log_size) - 1)];
+    return prm_cqe_op_own_sw_owned(__atomic_load_n(&(*cqe)->op_own, __ATOMIC_ACQUIRE), rq->ci,
+                                   rq->cq->log_size);
+}
+
+/*
+ * The CQ is not reset with the QP: the NIC's producer goes on where it
+ * was. So the old incarnation's CQEs still there (its flushed receives) are
+ * consumed and the consumer index is kept; then every receive WQE is handed
+ * to the NIC again (its receive counter restarted with the QP).
+ */
 doca_error_t gpunetio_rq_reset(struct doca_gpu_verbs_qp *gqp)
 {
-    doca_error_t err;
+    const struct prm_cqe64 *cqe;
 
     if (gqp->rq.cq == NULL)
         return DOCA_SUCCESS;
-    err = verbs_cq_init_memory(gqp->rq.cq);
-    return err == DOCA_SUCCESS ? rq_start(gqp) : err;
+    while (rq_cqe_ready(&gqp->rq, &cqe))
+        gqp->rq.ci++;
+    rq_cq_publish(&gqp->rq);
+    return rq_start(gqp);
 }
 
 /* One line per QP for what the service cannot use (later ones are dropped silently). */
@@ -118,20 +143,14 @@ bool gpunetio_rq_drain(struct doca_gpu_verbs_qp *gqp, struct doca_gpu_verbs_sign
                        unsigned int budget)
 {
     struct gpunetio_rq *rq = &gqp->rq;
-    doca_verbs_cq_t *cq = rq->cq;
-    const struct prm_cqe64 *ring;
+    const struct prm_cqe64 *cqe;
     unsigned int done = 0;
 
-    if (cq == NULL || rq->fatal)
+    if (rq->cq == NULL || rq->fatal)
         return false;
-    ring = verbs_buf_addr(&cq->ring);
-    while (done < budget) {
-        const struct prm_cqe64 *cqe = &ring[rq->ci & ((1u << cq->log_size) - 1)];
+    while (done < budget && rq_cqe_ready(rq, &cqe)) {
         struct prm_cqe64 c;
-        uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
-        if (!prm_cqe_op_own_sw_owned(op_own, rq->ci, cq->log_size))
-            break;
         memcpy(&c, cqe, sizeof(c));
         rq->ci++;
         done++;
@@ -157,8 +176,7 @@ bool gpunetio_rq_drain(struct doca_gpu_verbs_qp *gqp, struct doca_gpu_verbs_sign
     if (done == 0)
         return false;
     /* The consumed CQEs' slots back to the NIC, then their receive WQEs. */
-    __atomic_store_n((uint32_t *)verbs_buf_addr(&cq->dbr), htobe32(rq->ci & 0xffffff),
-                     __ATOMIC_RELEASE);
+    rq_cq_publish(rq);
     rq_publish(rq);
     return true;
 }

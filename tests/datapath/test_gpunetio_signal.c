@@ -8,12 +8,14 @@
  * slot in the signal map and hands the receive WQE back. More writes than
  * receive WQEs, so the credits must come back. Also: the map's refusals
  * (ids, alignment, duplicates, changes while attached), an unregistered id
- * dropped, reset, and the export's receive-side checks.
+ * dropped, reset, the export's receive-side checks, and an injected error
+ * followed by reset_tracking_and_memory on both QPs and signals again.
  *
  * Usage: test_gpunetio_signal [raw | hl]   the responder made with DOCA Verbs and
  *                                          exported with cq_rq, or high-level with rq_nwqe
  */
 #include <endian.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +177,70 @@ static void map_refusals(struct doca_gpu_verbs_signal_map *map,
     CHECK(doca_gpu_verbs_signal_unregister(map, 0) == DOCA_SUCCESS, "unregister 0");
 }
 
+/* qp to RESET, its data-path tracking reset, connected again to peer_qpn. */
+static void reset_qp(struct vt_dev *d, doca_verbs_qp_t *qp, struct doca_gpu_verbs_qp *gqp,
+                     uint32_t peer_qpn)
+{
+    doca_verbs_qp_attr_t *a = NULL;
+    uint16_t lid = 0;
+    uint8_t gid[16];
+
+    doca_verbs_qp_attr_create(&a);
+    doca_verbs_qp_attr_set_next_state(a, DOCA_VERBS_QP_STATE_RST);
+    CHECK(doca_verbs_qp_modify(qp, a, DOCA_VERBS_QP_ATTR_NEXT_STATE) == DOCA_SUCCESS, "to RESET");
+    doca_verbs_qp_attr_destroy(a);
+    CHECK(doca_gpu_verbs_reset_tracking_and_memory(gqp) == DOCA_SUCCESS, "reset tracking");
+    vt_address(d, &lid, gid);
+    CHECK(vt_connect(d, qp, peer_qpn, gid, lid) == 0, "reconnect");
+}
+
+/*
+ * An injected error (a write with immediate to a key the responder does
+ * not have fails with -EIO), both QPs reset and reconnected, and the
+ * signals count again through a new service: the receive side starts over
+ * where the NIC's receive CQ is.
+ */
+static void after_error_reset(struct vt_dev *d, struct doca_gpu_verbs_qp_hl *req,
+                              struct responder *r, struct doca_gpu_verbs_signal_map *map,
+                              struct ibv_mr *smr, struct ibv_mr *rmr, uint8_t *src, uint8_t *dst,
+                              const volatile doca_gpu_verbs_signal_value_t *slots, uint64_t *want)
+{
+    struct doca_gpu_dev_verbs_qp *dev = NULL;
+    struct doca_gpu_dev_verbs_addr bad = {(uintptr_t)dst, htobe32(rmr->rkey + 0x100)};
+    struct doca_gpu_dev_verbs_addr laddr = {(uintptr_t)src, htobe32(smr->lkey)};
+    doca_gpu_verbs_service_t svc = NULL;
+    uint32_t req_qpn = 0, resp_qpn = 0;
+    uint64_t t;
+
+    doca_gpu_verbs_get_qp_dev(req->qp_gverbs, &dev);
+    doca_verbs_qp_get_qpn(req->qp, &req_qpn);
+    doca_verbs_qp_get_qpn(r->qp, &resp_qpn);
+    t = gdaki_put_imm(dev, bad, laddr, CHUNK, gdaki_signal_imm(0, 1),
+                      DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE,
+                      DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, 0);
+    CHECK(gdaki_wait(dev, t) == -EIO, "a write with immediate to a bad key fails");
+    reset_qp(d, req->qp, req->qp_gverbs, resp_qpn);
+    reset_qp(d, r->qp, r->gqp, req_qpn);
+    CHECK(doca_gpu_verbs_create_service(&svc) == DOCA_SUCCESS &&
+                  doca_gpu_verbs_service_monitor_qp(svc, r->gqp) == DOCA_SUCCESS &&
+                  doca_gpu_verbs_service_set_signal_map(svc, map) == DOCA_SUCCESS,
+          "a service after the reset");
+    /* More writes than receive WQEs again: the credits come back after the reset too. */
+    for (uint32_t i = 0; i < SIGNALS; i++) {
+        struct doca_gpu_dev_verbs_addr raddr = {(uintptr_t)(dst + i * CHUNK), htobe32(rmr->rkey)};
+
+        t = gdaki_put_imm(dev, raddr, laddr, CHUNK, gdaki_signal_imm(i, 7),
+                          DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE,
+                          DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, 0);
+        CHECK(gdaki_wait(dev, t) == 0, "write with immediate %u after the reset", i);
+        want[i] += 7;
+    }
+    CHECK(wait_slots(slots, want) == 0, "signals short of their totals after the reset");
+    CHECK(doca_gpu_verbs_service_set_signal_map(svc, NULL) == DOCA_SUCCESS &&
+                  doca_gpu_verbs_destroy_service(svc) == DOCA_SUCCESS,
+          "the second service");
+}
+
 int main(int argc, char **argv)
 {
     bool hl_responder = argc > 1 && strcmp(argv[1], "hl") == 0;
@@ -269,9 +335,11 @@ int main(int argc, char **argv)
         CHECK(wait_slots(slots, want) == 0, "signal 3 after an unknown id");
     }
     CHECK(doca_gpu_verbs_signal_reset(map, 3) == DOCA_SUCCESS && slots[3] == 0, "reset");
+    want[3] = 0;
     CHECK(doca_gpu_verbs_unexport_qp(NULL, r.gqp) == DOCA_ERROR_IN_USE, "unexport monitored");
     CHECK(doca_gpu_verbs_service_set_signal_map(svc, NULL) == DOCA_SUCCESS, "detach");
     CHECK(doca_gpu_verbs_destroy_service(svc) == DOCA_SUCCESS, "destroy service");
+    after_error_reset(&d, req, &r, map, smr, rmr, src, dst, slots, want);
     for (uint32_t i = 0; i < SIGNALS; i++)
         CHECK(doca_gpu_verbs_signal_unregister(map, i) == DOCA_SUCCESS, "unregister %u", i);
     CHECK(doca_gpu_verbs_signal_map_destroy(map) == DOCA_SUCCESS, "map destroy");
