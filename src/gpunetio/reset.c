@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_qp.h"
 
@@ -46,6 +47,8 @@ static doca_error_t reset_wq(doca_verbs_qp_t *qp)
 DOCA_STABLE doca_error_t
 doca_gpu_verbs_reset_tracking_and_memory(struct doca_gpu_verbs_qp *qp_gverbs)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_reset_tracking_and_memory, (qp_gverbs), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_qp *g = qp_gverbs;
     doca_error_t err;
 
