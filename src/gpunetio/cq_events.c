@@ -11,6 +11,7 @@
 
 #include "core/array.h"
 #include "core/log.h"
+#include "core/sdk.h"
 #include "gpunetio_qp.h"
 
 struct doca_gpu_net_event {
@@ -24,6 +25,8 @@ struct doca_gpu_net_event {
 
 doca_error_t doca_gpu_verbs_req_notify_cq(doca_gpu_t *gpu_dev, doca_verbs_cq_t *verbs_cq)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_req_notify_cq, (gpu_dev, verbs_cq), DOCA_ERROR_NOT_SUPPORTED);
+
     (void)gpu_dev; /* the record's placement is known from its UMEM */
     if (verbs_cq == NULL) {
         DOCA_LOG_ERR("verbs_cq is NULL: pass the CQ to arm");
@@ -34,6 +37,8 @@ doca_error_t doca_gpu_verbs_req_notify_cq(doca_gpu_t *gpu_dev, doca_verbs_cq_t *
 
 doca_error_t doca_gpu_net_event_create(doca_dev_t *net_dev, doca_gpu_net_event_t *out_event)
 {
+    DGN_SDK_ROUTE(doca_gpu_net_event_create, (net_dev, out_event), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_net_event *ev;
     doca_error_t err;
 
@@ -99,6 +104,8 @@ static doca_error_t net_event_add(struct doca_gpu_net_event *ev, struct doca_gpu
 doca_error_t doca_gpu_net_event_subscribe(doca_gpu_net_event_t event,
                                           struct doca_gpu_verbs_qp *qps[], unsigned int num_qps)
 {
+    DGN_SDK_ROUTE(doca_gpu_net_event_subscribe, (event, qps, num_qps), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = DOCA_SUCCESS;
 
     if (event == NULL || qps == NULL || num_qps == 0) {
@@ -127,6 +134,8 @@ doca_error_t doca_gpu_net_event_subscribe(doca_gpu_net_event_t event,
 
 doca_error_t doca_gpu_net_event_get(doca_gpu_net_event_t event, struct doca_gpu_verbs_qp **out_qp)
 {
+    DGN_SDK_ROUTE(doca_gpu_net_event_get, (event, out_qp), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_verbs_cq_t *cq;
     doca_error_t err;
 
@@ -153,6 +162,8 @@ doca_error_t doca_gpu_net_event_get(doca_gpu_net_event_t event, struct doca_gpu_
 
 doca_error_t doca_gpu_net_event_destroy(doca_gpu_net_event_t event)
 {
+    DGN_SDK_ROUTE(doca_gpu_net_event_destroy, (event), DOCA_ERROR_NOT_SUPPORTED);
+
     if (event == NULL) {
         DOCA_LOG_ERR("event is NULL: pass what doca_gpu_net_event_create() made");
         return DOCA_ERROR_INVALID_VALUE;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_map.h"
 #include "gpunetio/gpunetio_qp.h"
@@ -515,6 +516,11 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
                                       enum doca_gpu_dev_verbs_cq_type cq_type,
                                       bool enable_data_direct, struct doca_gpu_verbs_qp **qp_out)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_export_qp,
+                  (gpu_dev, qp, nic_handler, gpu_qp_umem_dev_ptr, cq_sq, cq_rq, dbr_cpu_ptr,
+                   send_dbr_mode_ext, cq_type, enable_data_direct, qp_out),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda;
     struct doca_gpu_verbs_qp *gqp;
     doca_error_t err = check_args(qp, (uint32_t)nic_handler, cq_sq, send_dbr_mode_ext, qp_out);
@@ -578,6 +584,8 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
 
 doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev, struct doca_gpu_verbs_qp *qp)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_unexport_qp, (gpu_dev, qp), DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp == NULL) {
         DOCA_LOG_ERR("qp is NULL: pass what doca_gpu_verbs_export_qp() gave");
         return DOCA_ERROR_INVALID_VALUE;
@@ -607,6 +615,8 @@ doca_error_t doca_gpu_verbs_unexport_qp(doca_gpu_t *gpu_dev, struct doca_gpu_ver
 doca_error_t doca_gpu_verbs_get_qp_dev(struct doca_gpu_verbs_qp *qp,
                                        struct doca_gpu_dev_verbs_qp **qp_gpu)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_get_qp_dev, (qp, qp_gpu), DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp == NULL || qp_gpu == NULL) {
         DOCA_LOG_ERR("qp (%p) and qp_gpu (%p) must not be NULL", (void *)qp, (void *)qp_gpu);
         return DOCA_ERROR_INVALID_VALUE;
@@ -618,6 +628,8 @@ doca_error_t doca_gpu_verbs_get_qp_dev(struct doca_gpu_verbs_qp *qp,
 doca_error_t doca_gpu_verbs_get_nic_handler(const struct doca_gpu_verbs_qp *qp,
                                             enum doca_gpu_dev_verbs_nic_handler *nic_handler)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_get_nic_handler, (qp, nic_handler), DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp == NULL || nic_handler == NULL) {
         DOCA_LOG_ERR("qp (%p) and nic_handler (%p) must not be NULL", (const void *)qp,
                      (void *)nic_handler);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "gpunetio_internal.h"
 
 /* Longest bus id argument echoed back in a log line. */
@@ -317,6 +318,8 @@ static doca_error_t gpu_open(const struct core_cuda_ops *cuda, int ordinal,
 
 DOCA_STABLE doca_error_t doca_gpu_create(const char *gpu_bus_id, doca_gpu_t **gpu_dev)
 {
+    DGN_SDK_ROUTE(doca_gpu_create, (gpu_bus_id, gpu_dev), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda = NULL;
     struct doca_gpu *gpu;
     struct gpu_info info;
@@ -375,6 +378,8 @@ DOCA_STABLE doca_error_t doca_gpu_create(const char *gpu_bus_id, doca_gpu_t **gp
 
 DOCA_STABLE doca_error_t doca_gpu_destroy(doca_gpu_t *gpu_dev)
 {
+    DGN_SDK_ROUTE(doca_gpu_destroy, (gpu_dev), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda = NULL;
     core_cu_context current = NULL;
     struct doca_gpu **link;

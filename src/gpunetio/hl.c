@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "doca_gpunetio_high_level.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_qp.h"
@@ -409,6 +410,8 @@ static doca_error_t hl_create_first(const struct doca_gpu_verbs_qp_init_attr_hl 
 doca_error_t doca_gpu_verbs_create_qp_hl(const struct doca_gpu_verbs_qp_init_attr_hl *attr,
                                          struct doca_gpu_verbs_qp_hl **qp)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_create_qp_hl, (attr, qp), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_qp_hl *hl;
     struct hl_plan plan;
     doca_error_t err = hl_check(attr, qp);
@@ -432,6 +435,8 @@ doca_error_t doca_gpu_verbs_create_qp_hl(const struct doca_gpu_verbs_qp_init_att
 
 doca_error_t doca_gpu_verbs_destroy_qp_hl(struct doca_gpu_verbs_qp_hl *qp)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_destroy_qp_hl, (qp), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err;
 
     if (qp == NULL) {
@@ -456,6 +461,8 @@ static void hl_group_release(struct doca_gpu_verbs_qp_group_hl *g, unsigned int 
 doca_error_t doca_gpu_verbs_create_qp_group_hl(const struct doca_gpu_verbs_qp_init_attr_hl *attr,
                                                struct doca_gpu_verbs_qp_group_hl **group)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_create_qp_group_hl, (attr, group), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_qp_group_hl *g;
     struct hl_plan plan;
     doca_error_t err = hl_check(attr, group);
@@ -483,6 +490,8 @@ doca_error_t doca_gpu_verbs_create_qp_group_hl(const struct doca_gpu_verbs_qp_in
 
 doca_error_t doca_gpu_verbs_destroy_qp_group_hl(struct doca_gpu_verbs_qp_group_hl *group)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_destroy_qp_group_hl, (group), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err;
 
     if (group == NULL) {
@@ -515,6 +524,9 @@ doca_error_t doca_gpu_verbs_qp_flat_list_create_hl(struct doca_gpu_verbs_qp_hl *
                                                    uint32_t num_elems,
                                                    struct doca_gpu_dev_verbs_qp **qp_gpu)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_qp_flat_list_create_hl, (qp_list, num_elems, qp_gpu),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     struct flat_list *f;
     doca_error_t err;
 
@@ -558,6 +570,8 @@ doca_error_t doca_gpu_verbs_qp_flat_list_create_hl(struct doca_gpu_verbs_qp_hl *
 
 doca_error_t doca_gpu_verbs_qp_flat_list_destroy_hl(struct doca_gpu_dev_verbs_qp *qp_gpu)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_qp_flat_list_destroy_hl, (qp_gpu), DOCA_ERROR_NOT_SUPPORTED);
+
     struct flat_list **link;
     struct flat_list *f = NULL;
     doca_error_t err;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_qp.h"
 #include "gpunetio/hl_internal.h"
@@ -198,6 +199,9 @@ doca_error_t doca_gpu_verbs_create_qp_list_hl(struct doca_gpu_verbs_qp_init_attr
                                               uint32_t num_qps,
                                               struct doca_gpu_verbs_qp_list_hl **qp_list)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_create_qp_list_hl, (qp_init_attr, num_qps, qp_list),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     struct hl_batch b = {.who = "doca_gpu_verbs_create_qp_list_hl"};
     struct doca_gpu_verbs_qp_list_hl *list = NULL;
     doca_verbs_uar_t *uar = NULL;
@@ -244,6 +248,8 @@ doca_error_t doca_gpu_verbs_create_qp_list_hl(struct doca_gpu_verbs_qp_init_attr
 
 doca_error_t doca_gpu_verbs_destroy_qp_list_hl(struct doca_gpu_verbs_qp_list_hl *qp_list)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_destroy_qp_list_hl, (qp_list), DOCA_ERROR_NOT_SUPPORTED);
+
     struct hl_batch b;
     doca_error_t err;
 
@@ -271,6 +277,9 @@ doca_gpu_verbs_create_qp_group_list_hl(struct doca_gpu_verbs_qp_init_attr_hl *qp
                                        uint32_t num_qp_groups,
                                        struct doca_gpu_verbs_qp_group_list_hl **qpg_list)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_create_qp_group_list_hl, (qp_init_attr, num_qp_groups, qpg_list),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     struct hl_batch b = {.who = "doca_gpu_verbs_create_qp_group_list_hl"};
     struct doca_gpu_verbs_qp_group_list_hl *list = NULL;
     doca_verbs_uar_t *uar = NULL;
@@ -322,6 +331,8 @@ doca_gpu_verbs_create_qp_group_list_hl(struct doca_gpu_verbs_qp_init_attr_hl *qp
 doca_error_t
 doca_gpu_verbs_destroy_qp_group_list_hl(struct doca_gpu_verbs_qp_group_list_hl *qpg_list)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_destroy_qp_group_list_hl, (qpg_list), DOCA_ERROR_NOT_SUPPORTED);
+
     struct hl_batch b;
     doca_error_t err = DOCA_SUCCESS;
 

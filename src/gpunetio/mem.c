@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/dl.h"
+#include "core/sdk.h"
 #include "gpunetio_internal.h"
 
 static const struct core_dl_library gdrcopy_library = {
@@ -180,6 +181,9 @@ DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, si
                                             enum doca_gpu_mem_type mtype, void **memptr_gpu,
                                             void **memptr_cpu)
 {
+    DGN_SDK_ROUTE(doca_gpu_mem_alloc, (gpu_dev, size, alignment, mtype, memptr_gpu, memptr_cpu),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda;
     struct gpunetio_alloc *a;
     const char *why;
@@ -276,6 +280,8 @@ DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, si
 
 DOCA_STABLE doca_error_t doca_gpu_mem_free(doca_gpu_t *gpu_dev, void *memptr_gpu)
 {
+    DGN_SDK_ROUTE(doca_gpu_mem_free, (gpu_dev, memptr_gpu), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda;
     struct gpunetio_alloc **link, *a = NULL;
     char err[160];
@@ -348,6 +354,9 @@ bool gpunetio_mem_find(doca_gpu_t *gpu, const void *addr, size_t len, struct gpu
 DOCA_STABLE doca_error_t doca_gpu_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gpu, size_t size,
                                             int *dmabuf_fd)
 {
+    DGN_SDK_ROUTE(doca_gpu_dmabuf_fd, (gpu_dev, memptr_gpu, size, dmabuf_fd),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda;
     char err[160];
     int fd = -1;
@@ -396,5 +405,8 @@ DOCA_STABLE doca_error_t doca_gpu_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gp
 DOCA_STABLE doca_error_t doca_gpu_get_dmabuf_fd(doca_gpu_t *gpu_dev, void *memptr_gpu, size_t size,
                                                 int *dmabuf_fd)
 {
+    DGN_SDK_ROUTE(doca_gpu_get_dmabuf_fd, (gpu_dev, memptr_gpu, size, dmabuf_fd),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     return doca_gpu_dmabuf_fd(gpu_dev, memptr_gpu, size, dmabuf_fd);
 }

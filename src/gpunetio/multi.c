@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_qp.h"
 
@@ -32,6 +33,9 @@ doca_error_t doca_gpu_verbs_export_multi_qps_dev(doca_gpu_t *gpu_dev,
                                                  unsigned int num_qps,
                                                  struct doca_gpu_dev_verbs_qp **out_qp_gpus)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_export_multi_qps_dev, (gpu_dev, qps, num_qps, out_qp_gpus),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda;
     struct doca_gpu_dev_verbs_qp *host;
     size_t bytes = sizeof(*host) * num_qps;
@@ -89,6 +93,9 @@ doca_error_t doca_gpu_verbs_unexport_multi_qps_dev(doca_gpu_t *gpu_dev,
                                                    unsigned int num_qps,
                                                    struct doca_gpu_dev_verbs_qp *qp_gpus)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_unexport_multi_qps_dev, (gpu_dev, qps, num_qps, qp_gpus),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = multi_check(gpu_dev, qps, num_qps);
 
     if (err == DOCA_SUCCESS && qp_gpus == NULL) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/sdk.h"
 #include "gpunetio_internal.h"
 
 #define NIC_CAP_PROBE_SIZE 4096u
@@ -55,6 +56,9 @@ static doca_error_t nic_cap_umem_probe(doca_gpu_t *gpu_dev, doca_dev_t *net_dev,
 doca_error_t doca_gpu_nic_cap_is_gpu_mem_umem_supported(doca_gpu_t *gpu_dev,
                                                         struct doca_dev *net_dev)
 {
+    DGN_SDK_ROUTE(doca_gpu_nic_cap_is_gpu_mem_umem_supported, (gpu_dev, net_dev),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = nic_cap_check_args(gpu_dev, net_dev, __func__);
 
     return err != DOCA_SUCCESS ? err : nic_cap_umem_probe(gpu_dev, net_dev, DOCA_GPU_MEM_TYPE_GPU);
@@ -63,6 +67,9 @@ doca_error_t doca_gpu_nic_cap_is_gpu_mem_umem_supported(doca_gpu_t *gpu_dev,
 doca_error_t doca_gpu_nic_cap_is_host_mem_umem_supported(doca_gpu_t *gpu_dev,
                                                          struct doca_dev *net_dev)
 {
+    DGN_SDK_ROUTE(doca_gpu_nic_cap_is_host_mem_umem_supported, (gpu_dev, net_dev),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = nic_cap_check_args(gpu_dev, net_dev, __func__);
 
     return err != DOCA_SUCCESS ? err
@@ -72,6 +79,9 @@ doca_error_t doca_gpu_nic_cap_is_host_mem_umem_supported(doca_gpu_t *gpu_dev,
 doca_error_t doca_gpu_nic_cap_is_nic_handler_gpu_sm_db_supported(doca_gpu_t *gpu_dev,
                                                                  struct doca_dev *net_dev)
 {
+    DGN_SDK_ROUTE(doca_gpu_nic_cap_is_nic_handler_gpu_sm_db_supported, (gpu_dev, net_dev),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = nic_cap_check_args(gpu_dev, net_dev, __func__);
     doca_verbs_uar_t *uar = NULL;
     uint64_t *reg = NULL, *reg_gpu = NULL;

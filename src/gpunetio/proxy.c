@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/sdk.h"
 #include "gdaki_verbs_sq.h"
 #include "gpunetio/gpunetio_qp.h"
 
@@ -33,6 +34,9 @@ bool gpunetio_proxy_round(struct doca_gpu_verbs_qp *gqp)
 
 doca_error_t doca_gpu_verbs_cpu_proxy_progress(struct doca_gpu_verbs_qp *qp, bool *out_progressed)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_cpu_proxy_progress, (qp, out_progressed),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     bool rang;
 
     if (qp == NULL) {
@@ -54,6 +58,8 @@ doca_error_t doca_gpu_verbs_cpu_proxy_progress(struct doca_gpu_verbs_qp *qp, boo
 doca_error_t doca_gpu_verbs_cpu_proxy_enabled(const struct doca_gpu_verbs_qp *qp,
                                               uint8_t *out_enabled)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_cpu_proxy_enabled, (qp, out_enabled), DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp == NULL || out_enabled == NULL) {
         DOCA_LOG_ERR("qp (%p) and out_enabled (%p) must not be NULL", (const void *)qp,
                      (void *)out_enabled);

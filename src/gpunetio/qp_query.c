@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "core/sdk.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_qp.h"
 
@@ -58,6 +59,8 @@ static bool qp_in_error(doca_verbs_qp_t *qp)
 doca_error_t doca_gpu_verbs_query_last_error(struct doca_gpu_verbs_qp *qp,
                                              struct doca_gpu_verbs_qp_error_info *info)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_query_last_error, (qp, info), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_dev_verbs_qp desc;
     doca_error_t err;
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_qp.h"
 
@@ -66,6 +67,8 @@ static doca_error_t cq_restart(doca_verbs_cq_t *cq, struct doca_gpu_dev_verbs_cq
 DOCA_STABLE doca_error_t
 doca_gpu_verbs_reset_tracking_and_memory(struct doca_gpu_verbs_qp *qp_gverbs)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_reset_tracking_and_memory, (qp_gverbs), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_qp *g = qp_gverbs;
     doca_error_t err;
 

@@ -15,6 +15,7 @@
 
 #include "core/array.h"
 #include "core/log.h"
+#include "core/sdk.h"
 #include "gpunetio_qp.h"
 #include "gpunetio_signal.h"
 
@@ -60,6 +61,8 @@ static void *service_main(void *arg)
 
 doca_error_t doca_gpu_verbs_create_service(doca_gpu_verbs_service_t *out_service)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_create_service, (out_service), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_service *svc;
     int rc;
 
@@ -89,6 +92,8 @@ doca_error_t doca_gpu_verbs_create_service(doca_gpu_verbs_service_t *out_service
 doca_error_t doca_gpu_verbs_service_monitor_qp(doca_gpu_verbs_service_t service,
                                                struct doca_gpu_verbs_qp *qp)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_service_monitor_qp, (service, qp), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_service *svc = service, *none = NULL;
     struct doca_gpu_verbs_qp **qps;
 
@@ -119,6 +124,8 @@ doca_error_t doca_gpu_verbs_service_monitor_qp(doca_gpu_verbs_service_t service,
 
 doca_error_t doca_gpu_verbs_destroy_service(doca_gpu_verbs_service_t service)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_destroy_service, (service), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_service *svc = service;
 
     if (svc == NULL) {
@@ -141,6 +148,8 @@ doca_error_t doca_gpu_verbs_destroy_service(doca_gpu_verbs_service_t service)
 doca_error_t doca_gpu_verbs_service_set_signal_map(doca_gpu_verbs_service_t service,
                                                    struct doca_gpu_verbs_signal_map *map)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_service_set_signal_map, (service, map), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_gpu_verbs_service *svc = service;
     doca_error_t err = DOCA_SUCCESS;
 

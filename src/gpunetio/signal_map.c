@@ -11,6 +11,7 @@
 
 #include "core/cuda_driver.h"
 #include "core/log.h"
+#include "core/sdk.h"
 #include "gpunetio_internal.h"
 #include "gpunetio_signal.h"
 
@@ -51,6 +52,8 @@ static const struct core_cuda_ops *signal_cuda(void)
 
 doca_error_t doca_gpu_verbs_signal_map_create(struct doca_gpu_verbs_signal_map **out_map)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_signal_map_create, (out_map), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_cuda_ops *cuda = signal_cuda();
     struct doca_gpu_verbs_signal_map *map;
 
@@ -131,6 +134,9 @@ static int64_t signal_find_slot(const struct doca_gpu_verbs_signal_map *map, con
 doca_error_t doca_gpu_verbs_signal_register(struct doca_gpu_verbs_signal_map *map, uint32_t sig_id,
                                             doca_gpu_verbs_signal_value_t *gpu_addr)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_signal_register, (map, sig_id, gpu_addr),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = signal_check_changeable(map, __func__);
     struct signal_entry *e;
 
@@ -170,6 +176,8 @@ doca_error_t doca_gpu_verbs_signal_register(struct doca_gpu_verbs_signal_map *ma
 doca_error_t doca_gpu_verbs_signal_unregister(struct doca_gpu_verbs_signal_map *map,
                                               uint32_t sig_id)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_signal_unregister, (map, sig_id), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = signal_check_changeable(map, __func__);
 
     if (err != DOCA_SUCCESS)
@@ -188,6 +196,9 @@ doca_error_t doca_gpu_verbs_signal_register_range(struct doca_gpu_verbs_signal_m
                                                   uint32_t first_sig_id, uint32_t num_signals,
                                                   doca_gpu_verbs_signal_value_t *gpu_addr)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_signal_register_range, (map, first_sig_id, num_signals, gpu_addr),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = DOCA_SUCCESS;
     uint32_t done = 0;
 
@@ -211,6 +222,8 @@ doca_error_t doca_gpu_verbs_signal_register_range(struct doca_gpu_verbs_signal_m
 
 doca_error_t doca_gpu_verbs_signal_reset(struct doca_gpu_verbs_signal_map *map, uint32_t sig_id)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_signal_reset, (map, sig_id), DOCA_ERROR_NOT_SUPPORTED);
+
     struct signal_entry *e;
 
     if (map == NULL) {
@@ -233,6 +246,8 @@ doca_error_t doca_gpu_verbs_signal_reset(struct doca_gpu_verbs_signal_map *map, 
 
 doca_error_t doca_gpu_verbs_signal_map_destroy(struct doca_gpu_verbs_signal_map *map)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_signal_map_destroy, (map), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err = signal_check_changeable(map, __func__);
 
     if (err != DOCA_SUCCESS)

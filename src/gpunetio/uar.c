@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/sdk.h"
 #include "gpunetio/gpunetio_internal.h"
 #include "gpunetio/gpunetio_map.h"
 
@@ -175,6 +176,9 @@ doca_error_t gpunetio_unmap_host(void *dev_addr)
 
 doca_error_t doca_gpu_verbs_can_gpu_register_uar(void *db, bool *out_can_register)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_can_gpu_register_uar, (db, out_can_register),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     void *dev = NULL;
 
     if (db == NULL || out_can_register == NULL) {
@@ -191,6 +195,8 @@ doca_error_t doca_gpu_verbs_can_gpu_register_uar(void *db, bool *out_can_registe
 
 doca_error_t doca_gpu_verbs_export_uar(uint64_t *sq_db, uint64_t **uar_addr_gpu)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_export_uar, (sq_db, uar_addr_gpu), DOCA_ERROR_NOT_SUPPORTED);
+
     void *dev = NULL;
     doca_error_t err;
 
@@ -207,6 +213,8 @@ doca_error_t doca_gpu_verbs_export_uar(uint64_t *sq_db, uint64_t **uar_addr_gpu)
 
 doca_error_t doca_gpu_verbs_unexport_uar(uint64_t *uar_addr_gpu)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_unexport_uar, (uar_addr_gpu), DOCA_ERROR_NOT_SUPPORTED);
+
     if (uar_addr_gpu == NULL) {
         DOCA_LOG_ERR("uar_addr_gpu is NULL: pass the address doca_gpu_verbs_export_uar() gave");
         return DOCA_ERROR_INVALID_VALUE;

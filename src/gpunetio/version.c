@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "core/sdk.h"
 #include "gpunetio_internal.h"
 
 /* "5.0.0" */
@@ -34,6 +35,8 @@ static doca_error_t version_check(const char *what, uint32_t version, uint32_t m
 
 DOCA_STABLE doca_error_t doca_gpu_verbs_get_library_version(uint32_t *version)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_get_library_version, (version), DOCA_ERROR_NOT_SUPPORTED);
+
     if (version == NULL) {
         DOCA_LOG_ERR("version is NULL: pass where to put the library version");
         return DOCA_ERROR_INVALID_VALUE;
@@ -45,12 +48,18 @@ DOCA_STABLE doca_error_t doca_gpu_verbs_get_library_version(uint32_t *version)
 DOCA_STABLE doca_error_t
 doca_gpu_verbs_check_device_code_compatibility(uint32_t device_code_version)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_check_device_code_compatibility, (device_code_version),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     return version_check("device code", device_code_version,
                          DOCA_GPUNETIO_MIN_COMPAT_DEVICE_CODE_VERSION);
 }
 
 DOCA_STABLE doca_error_t doca_gpu_verbs_check_host_code_compatibility(uint32_t host_code_version)
 {
+    DGN_SDK_ROUTE(doca_gpu_verbs_check_host_code_compatibility, (host_code_version),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     return version_check("host code", host_code_version,
                          DOCA_GPUNETIO_MIN_COMPAT_HOST_CODE_VERSION);
 }

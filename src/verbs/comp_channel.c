@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/array.h"
+#include "core/sdk.h"
 #include "verbs_internal.h"
 
 /* The completion event type of mlx5 event queues (PRM "Completion Events"). */
@@ -35,6 +36,9 @@ struct doca_verbs_comp_channel {
 doca_error_t doca_verbs_comp_channel_create(const doca_dev_t *net_dev,
                                             doca_verbs_comp_channel_t **verbs_comp_channel)
 {
+    DGN_SDK_ROUTE(doca_verbs_comp_channel_create, (net_dev, verbs_comp_channel),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_mlx5dv_ops *mlx5;
     doca_verbs_comp_channel_t *ch;
     doca_error_t err;
@@ -80,6 +84,8 @@ doca_error_t doca_verbs_comp_channel_create(const doca_dev_t *net_dev,
 
 doca_error_t doca_verbs_comp_channel_destroy(doca_verbs_comp_channel_t *verbs_comp_channel)
 {
+    DGN_SDK_ROUTE(doca_verbs_comp_channel_destroy, (verbs_comp_channel), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_mlx5dv_ops *mlx5;
     size_t ncqs;
 
@@ -210,6 +216,9 @@ doca_error_t verbs_comp_channel_next(doca_verbs_comp_channel_t *ch, bool count,
 doca_error_t doca_verbs_get_cq_comp_channel_event(doca_verbs_comp_channel_t *verbs_comp_channel,
                                                   void **cq_context)
 {
+    DGN_SDK_ROUTE(doca_verbs_get_cq_comp_channel_event, (verbs_comp_channel, cq_context),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_verbs_cq_t *cq;
     doca_error_t err;
 
@@ -227,6 +236,8 @@ doca_error_t doca_verbs_get_cq_comp_channel_event(doca_verbs_comp_channel_t *ver
 
 doca_error_t doca_verbs_ack_cq_events(doca_verbs_cq_t *verbs_cq, unsigned int nevents)
 {
+    DGN_SDK_ROUTE(doca_verbs_ack_cq_events, (verbs_cq, nevents), DOCA_ERROR_NOT_SUPPORTED);
+
     unsigned int unacked;
 
     if (verbs_cq == NULL || nevents == 0) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "prm/mlx5_cqe.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_cq.h"
@@ -178,6 +179,8 @@ static doca_error_t verbs_cq_command(doca_dev_t *dev, const doca_verbs_cq_attr_t
 doca_error_t doca_verbs_cq_create(doca_dev_t *net_dev, doca_verbs_cq_attr_t *cq_attr,
                                   doca_verbs_cq_t **cq_out)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_create, (net_dev, cq_attr, cq_out), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_verbs_cq_t *cq;
     doca_error_t err;
 
@@ -240,6 +243,8 @@ free_cq:
 
 doca_error_t doca_verbs_cq_destroy(doca_verbs_cq_t *verbs_cq)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_destroy, (verbs_cq), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err;
     int users;
 
@@ -275,6 +280,9 @@ doca_error_t doca_verbs_cq_destroy(doca_verbs_cq_t *verbs_cq)
 doca_error_t doca_verbs_cq_get_wq(doca_verbs_cq_t *verbs_cq, void **cq_buf,
                                   uint32_t *cq_num_entries, uint8_t *cq_entry_size)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_get_wq, (verbs_cq, cq_buf, cq_num_entries, cq_entry_size),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_cq == NULL || cq_buf == NULL || cq_num_entries == NULL || cq_entry_size == NULL) {
         DOCA_LOG_ERR("verbs_cq (%p), cq_buf (%p), cq_num_entries (%p) and cq_entry_size (%p) "
                      "must not be NULL",
@@ -291,6 +299,9 @@ doca_error_t doca_verbs_cq_get_wq(doca_verbs_cq_t *verbs_cq, void **cq_buf,
 doca_error_t doca_verbs_cq_get_dbr_addr(doca_verbs_cq_t *verbs_cq, uint64_t **uar_db_reg,
                                         uint32_t **ci_dbr, uint32_t **arm_dbr)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_get_dbr_addr, (verbs_cq, uar_db_reg, ci_dbr, arm_dbr),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     uint32_t *dbr;
 
     if (verbs_cq == NULL) {
@@ -309,6 +320,8 @@ doca_error_t doca_verbs_cq_get_dbr_addr(doca_verbs_cq_t *verbs_cq, uint64_t **ua
 
 doca_error_t doca_verbs_cq_get_cqn(const doca_verbs_cq_t *verbs_cq, uint32_t *cqn)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_get_cqn, (verbs_cq, cqn), DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_cq == NULL || cqn == NULL) {
         DOCA_LOG_ERR("verbs_cq (%p) and cqn (%p) must not be NULL", (const void *)verbs_cq,
                      (void *)cqn);
@@ -321,16 +334,23 @@ doca_error_t doca_verbs_cq_get_cqn(const doca_verbs_cq_t *verbs_cq, uint32_t *cq
 doca_error_t doca_verbs_cq_get_dbr_db_addr(doca_verbs_cq_t *verbs_cq, uint64_t **uar_db_reg,
                                            uint32_t **ci_dbr, uint32_t **arm_dbr)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_get_dbr_db_addr, (verbs_cq, uar_db_reg, ci_dbr, arm_dbr),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     return doca_verbs_cq_get_dbr_addr(verbs_cq, uar_db_reg, ci_dbr, arm_dbr);
 }
 
 doca_error_t doca_verbs_cq_get_cq_num(const doca_verbs_cq_t *verbs_cq, uint32_t *cqn)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_get_cq_num, (verbs_cq, cqn), DOCA_ERROR_NOT_SUPPORTED);
+
     return doca_verbs_cq_get_cqn(verbs_cq, cqn);
 }
 
 doca_error_t doca_verbs_cq_set_cq_context(doca_verbs_cq_t *verbs_cq, void *cq_context)
 {
+    DGN_SDK_ROUTE(doca_verbs_cq_set_cq_context, (verbs_cq, cq_context), DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_cq == NULL) {
         DOCA_LOG_ERR("verbs_cq is NULL: pass the CQ doca_verbs_cq_create() made");
         return DOCA_ERROR_INVALID_VALUE;

@@ -4,10 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "verbs_internal.h"
 
 doca_error_t doca_verbs_dev_open(struct ibv_pd *verbs_pd, doca_dev_t **net_dev)
 {
+    DGN_SDK_ROUTE(doca_verbs_dev_open, (verbs_pd, net_dev), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_mlx5dv_ops *mlx5;
     struct mlx5dv_pd dv_pd = {0};
     struct mlx5dv_obj obj = {0};
@@ -69,6 +72,8 @@ free_dev:
 
 doca_error_t doca_verbs_dev_close(doca_dev_t *net_dev)
 {
+    DGN_SDK_ROUTE(doca_verbs_dev_close, (net_dev), DOCA_ERROR_NOT_SUPPORTED);
+
     int users;
 
     if (net_dev == NULL) {

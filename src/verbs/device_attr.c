@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_hca_cap.h"
 #include "verbs_internal.h"
@@ -88,6 +89,8 @@ free_out:
 doca_error_t doca_verbs_query_device(struct ibv_context *context,
                                      struct doca_verbs_device_attr **verbs_device_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_query_device, (context, verbs_device_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_ibv_ops *ibv;
     struct doca_verbs_device_attr *attr;
     struct ibv_device_attr dattr;
@@ -126,6 +129,8 @@ doca_error_t doca_verbs_query_device(struct ibv_context *context,
 
 doca_error_t doca_verbs_device_attr_free(struct doca_verbs_device_attr *verbs_device_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_device_attr_free, (verbs_device_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_device_attr == NULL) {
         DOCA_LOG_ERR("verbs_device_attr is NULL: pass the object doca_verbs_query_device() made");
         return DOCA_ERROR_INVALID_VALUE;
@@ -142,6 +147,7 @@ static uint32_t verbs_pow2(uint8_t log)
 #define VERBS_DEV_ATTR_GETTER(type, name, expr)                                       \
     type doca_verbs_device_attr_get_##name(const struct doca_verbs_device_attr *attr) \
     {                                                                                 \
+        DGN_SDK_ROUTE(doca_verbs_device_attr_get_##name, (attr), (type)0);            \
         if (attr == NULL)                                                             \
             return 0;                                                                 \
         return (type)(expr);                                                          \
@@ -184,6 +190,9 @@ doca_error_t
 doca_verbs_device_attr_get_is_qp_type_supported(const struct doca_verbs_device_attr *attr,
                                                 uint32_t qp_type)
 {
+    DGN_SDK_ROUTE(doca_verbs_device_attr_get_is_qp_type_supported, (attr, qp_type),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (attr == NULL) {
         DOCA_LOG_ERR("verbs_device_attr is NULL: query it with doca_verbs_query_device()");
         return DOCA_ERROR_INVALID_VALUE;

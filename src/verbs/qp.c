@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
 #include "verbs_internal.h"
@@ -227,6 +228,9 @@ static void verbs_qp_fill_layout(doca_verbs_qp_t *qp)
 doca_error_t doca_verbs_qp_create(doca_dev_t *net_dev, doca_verbs_qp_init_attr_t *qp_init_attr,
                                   doca_verbs_qp_t **verbs_qp)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_create, (net_dev, qp_init_attr, verbs_qp),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     doca_verbs_qp_t *qp;
     doca_error_t err;
 
@@ -286,6 +290,8 @@ free_qp:
 
 doca_error_t doca_verbs_qp_destroy(doca_verbs_qp_t *verbs_qp)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_destroy, (verbs_qp), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err;
 
     if (verbs_qp == NULL) {
@@ -313,6 +319,10 @@ doca_error_t doca_verbs_qp_get_wq(const doca_verbs_qp_t *verbs_qp, void **sq_buf
                                   uint32_t *sq_num_entries, void **rq_buf, uint32_t *rq_num_entries,
                                   uint32_t *rwqe_size_bytes)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_get_wq,
+                  (verbs_qp, sq_buf, sq_num_entries, rq_buf, rq_num_entries, rwqe_size_bytes),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_qp == NULL || sq_buf == NULL || sq_num_entries == NULL || rq_buf == NULL ||
         rq_num_entries == NULL || rwqe_size_bytes == NULL) {
         DOCA_LOG_ERR("verbs_qp and every output (sq_buf, sq_num_entries, rq_buf, "
@@ -329,6 +339,8 @@ doca_error_t doca_verbs_qp_get_wq(const doca_verbs_qp_t *verbs_qp, void **sq_buf
 
 doca_error_t doca_verbs_qp_get_dbr_addr(const doca_verbs_qp_t *verbs_qp, void **dbr_addr)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_get_dbr_addr, (verbs_qp, dbr_addr), DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_qp == NULL || dbr_addr == NULL) {
         DOCA_LOG_ERR("verbs_qp (%p) and dbr_addr (%p) must not be NULL", (const void *)verbs_qp,
                      (void *)dbr_addr);
@@ -340,6 +352,8 @@ doca_error_t doca_verbs_qp_get_dbr_addr(const doca_verbs_qp_t *verbs_qp, void **
 
 doca_error_t doca_verbs_qp_get_uar_addr(const doca_verbs_qp_t *verbs_qp, void **uar_addr)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_get_uar_addr, (verbs_qp, uar_addr), DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_qp == NULL || uar_addr == NULL) {
         DOCA_LOG_ERR("verbs_qp (%p) and uar_addr (%p) must not be NULL", (const void *)verbs_qp,
                      (void *)uar_addr);
@@ -351,6 +365,8 @@ doca_error_t doca_verbs_qp_get_uar_addr(const doca_verbs_qp_t *verbs_qp, void **
 
 doca_error_t doca_verbs_qp_get_qpn(const doca_verbs_qp_t *verbs_qp, uint32_t *qpn)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_get_qpn, (verbs_qp, qpn), DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_qp == NULL || qpn == NULL) {
         DOCA_LOG_ERR("verbs_qp (%p) and qpn (%p) must not be NULL", (const void *)verbs_qp,
                      (void *)qpn);
@@ -362,6 +378,8 @@ doca_error_t doca_verbs_qp_get_qpn(const doca_verbs_qp_t *verbs_qp, uint32_t *qp
 
 bool doca_verbs_qp_get_emulate_no_dbr_ext(const doca_verbs_qp_t *verbs_qp)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_get_emulate_no_dbr_ext, (verbs_qp), false);
+
     return verbs_qp != NULL && verbs_qp->emulated;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "core/sdk.h"
 #include "verbs_internal.h"
 
 #define VERBS_PSN_MAX   0xffffffu
@@ -32,24 +33,28 @@ static bool verbs_in_range(const char *name, uint64_t value, uint64_t max)
     } while (0)
 
 /* A setter storing a value no larger than max. */
-#define VERBS_QP_ATTR_SETTER(name, type, max)                                             \
-    doca_error_t doca_verbs_qp_attr_set_##name(doca_verbs_qp_attr_t *qp_attr, type value) \
-    {                                                                                     \
-        VERBS_QP_ATTR_CHECK(qp_attr);                                                     \
-        if (!verbs_in_range(#name, (uint64_t)value, (uint64_t)(max)))                     \
-            return DOCA_ERROR_INVALID_VALUE;                                              \
-        qp_attr->name = value;                                                            \
-        return DOCA_SUCCESS;                                                              \
+#define VERBS_QP_ATTR_SETTER(name, type, max)                                                     \
+    doca_error_t doca_verbs_qp_attr_set_##name(doca_verbs_qp_attr_t *qp_attr, type value)         \
+    {                                                                                             \
+        DGN_SDK_ROUTE(doca_verbs_qp_attr_set_##name, (qp_attr, value), DOCA_ERROR_NOT_SUPPORTED); \
+        VERBS_QP_ATTR_CHECK(qp_attr);                                                             \
+        if (!verbs_in_range(#name, (uint64_t)value, (uint64_t)(max)))                             \
+            return DOCA_ERROR_INVALID_VALUE;                                                      \
+        qp_attr->name = value;                                                                    \
+        return DOCA_SUCCESS;                                                                      \
     }
 
 #define VERBS_QP_ATTR_GETTER(name, type)                                    \
     type doca_verbs_qp_attr_get_##name(const doca_verbs_qp_attr_t *qp_attr) \
     {                                                                       \
+        DGN_SDK_ROUTE(doca_verbs_qp_attr_get_##name, (qp_attr), (type)0);   \
         return qp_attr != NULL ? (type)qp_attr->name : (type)0;             \
     }
 
 doca_error_t doca_verbs_qp_attr_create(doca_verbs_qp_attr_t **verbs_qp_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_create, (verbs_qp_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_verbs_qp_attr_t *attr;
 
     if (verbs_qp_attr == NULL) {
@@ -67,6 +72,8 @@ doca_error_t doca_verbs_qp_attr_create(doca_verbs_qp_attr_t **verbs_qp_attr)
 
 doca_error_t doca_verbs_qp_attr_destroy(doca_verbs_qp_attr_t *qp_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_destroy, (qp_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_ATTR_CHECK(qp_attr);
     free(qp_attr);
     return DOCA_SUCCESS;
@@ -94,6 +101,9 @@ VERBS_QP_ATTR_SETTER(lag_tx_port_affinity, uint8_t, 15)
 doca_error_t doca_verbs_qp_attr_set_counter_set_id(doca_verbs_qp_attr_t *qp_attr,
                                                    uint32_t counter_set_id)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_set_counter_set_id, (qp_attr, counter_set_id),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_ATTR_CHECK(qp_attr);
     if (!verbs_in_range("counter_set_id", counter_set_id, UINT8_MAX))
         return DOCA_ERROR_INVALID_VALUE;
@@ -105,6 +115,9 @@ doca_error_t doca_verbs_qp_attr_set_counter_set_id(doca_verbs_qp_attr_t *qp_attr
 doca_error_t doca_verbs_qp_attr_set_cc_group(doca_verbs_qp_attr_t *verbs_qp_attr,
                                              doca_verbs_cc_group_t *cc_group)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_set_cc_group, (verbs_qp_attr, cc_group),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     (void)cc_group;
     VERBS_QP_ATTR_CHECK(verbs_qp_attr);
     DOCA_LOG_ERR("congestion-control groups are a DOCA SDK feature, which this library does not "
@@ -115,6 +128,9 @@ doca_error_t doca_verbs_qp_attr_set_cc_group(doca_verbs_qp_attr_t *verbs_qp_attr
 doca_error_t doca_verbs_qp_attr_set_allow_remote_write(doca_verbs_qp_attr_t *qp_attr,
                                                        int allow_remote_write)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_set_allow_remote_write, (qp_attr, allow_remote_write),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_ATTR_CHECK(qp_attr);
     qp_attr->allow_remote_write = allow_remote_write != 0;
     return DOCA_SUCCESS;
@@ -123,6 +139,9 @@ doca_error_t doca_verbs_qp_attr_set_allow_remote_write(doca_verbs_qp_attr_t *qp_
 doca_error_t doca_verbs_qp_attr_set_allow_remote_read(doca_verbs_qp_attr_t *qp_attr,
                                                       int allow_remote_read)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_set_allow_remote_read, (qp_attr, allow_remote_read),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_ATTR_CHECK(qp_attr);
     qp_attr->allow_remote_read = allow_remote_read != 0;
     return DOCA_SUCCESS;
@@ -131,6 +150,8 @@ doca_error_t doca_verbs_qp_attr_set_allow_remote_read(doca_verbs_qp_attr_t *qp_a
 doca_error_t doca_verbs_qp_attr_set_ah_attr(doca_verbs_qp_attr_t *qp_attr,
                                             doca_verbs_ah_attr_t *ah_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_set_ah_attr, (qp_attr, ah_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_ATTR_CHECK(qp_attr);
     if (ah_attr == NULL) {
         DOCA_LOG_ERR("ah_attr is NULL: make one with doca_verbs_ah_attr_create()");
@@ -158,6 +179,9 @@ VERBS_QP_ATTR_GETTER(min_rnr_timer, uint16_t)
 doca_error_t doca_verbs_qp_attr_get_current_state(doca_verbs_qp_attr_t *qp_attr,
                                                   enum doca_verbs_qp_state *current_state)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_attr_get_current_state, (qp_attr, current_state),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp_attr == NULL || current_state == NULL) {
         DOCA_LOG_ERR("qp_attr (%p) and current_state (%p) must not be NULL", (void *)qp_attr,
                      (void *)current_state);

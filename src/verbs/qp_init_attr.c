@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "core/sdk.h"
 #include "verbs_internal.h"
 
 #define VERBS_QP_INIT_ATTR_CHECK(attr)                                                            \
@@ -21,6 +22,8 @@
     doca_error_t doca_verbs_qp_init_attr_set_##name(doca_verbs_qp_init_attr_t *qp_init_attr, \
                                                     type value)                              \
     {                                                                                        \
+        DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_##name, (qp_init_attr, value),             \
+                      DOCA_ERROR_NOT_SUPPORTED);                                             \
         VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);                                              \
         qp_init_attr->field = value;                                                         \
         return DOCA_SUCCESS;                                                                 \
@@ -31,6 +34,8 @@
     doca_error_t doca_verbs_qp_init_attr_set_##name(doca_verbs_qp_init_attr_t *qp_init_attr, \
                                                     uint32_t name)                           \
     {                                                                                        \
+        DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_##name, (qp_init_attr, name),              \
+                      DOCA_ERROR_NOT_SUPPORTED);                                             \
         VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);                                              \
         if (name == 0) {                                                                     \
             DOCA_LOG_ERR(#name " 0: " why);                                                  \
@@ -43,6 +48,7 @@
 #define VERBS_QP_INIT_ATTR_GETTER(name, field)                                                 \
     uint32_t doca_verbs_qp_init_attr_get_##name(const doca_verbs_qp_init_attr_t *qp_init_attr) \
     {                                                                                          \
+        DGN_SDK_ROUTE(doca_verbs_qp_init_attr_get_##name, (qp_init_attr), 0);                  \
         return qp_init_attr != NULL ? (uint32_t)qp_init_attr->field : 0;                       \
     }
 
@@ -50,6 +56,8 @@
 
 doca_error_t doca_verbs_qp_init_attr_create(doca_verbs_qp_init_attr_t **verbs_qp_init_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_create, (verbs_qp_init_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_verbs_qp_init_attr_t *attr;
 
     if (verbs_qp_init_attr == NULL) {
@@ -71,6 +79,8 @@ doca_error_t doca_verbs_qp_init_attr_create(doca_verbs_qp_init_attr_t **verbs_qp
 
 doca_error_t doca_verbs_qp_init_attr_destroy(doca_verbs_qp_init_attr_t *qp_init_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_destroy, (qp_init_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
     free(qp_init_attr);
     return DOCA_SUCCESS;
@@ -96,6 +106,9 @@ VERBS_QP_INIT_ATTR_NONZERO_SETTER(receive_max_sges, "a receive WQE carries at le
 doca_error_t doca_verbs_qp_init_attr_set_user_index(doca_verbs_qp_init_attr_t *qp_init_attr,
                                                     uint32_t user_index)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_user_index, (qp_init_attr, user_index),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
     if (user_index > VERBS_USER_INDEX_MAX) {
         DOCA_LOG_ERR("user_index 0x%x does not fit 24 bits", user_index);
@@ -108,6 +121,9 @@ doca_error_t doca_verbs_qp_init_attr_set_user_index(doca_verbs_qp_init_attr_t *q
 doca_error_t doca_verbs_qp_init_attr_set_qp_type(doca_verbs_qp_init_attr_t *qp_init_attr,
                                                  uint32_t qp_type)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_qp_type, (qp_init_attr, qp_type),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
     if (qp_type != DOCA_VERBS_QP_TYPE_RC) {
         DOCA_LOG_ERR("qp_type %u: only DOCA_VERBS_QP_TYPE_RC (0) is implemented", qp_type);
@@ -121,6 +137,9 @@ doca_error_t doca_verbs_qp_init_attr_set_external_umem(doca_verbs_qp_init_attr_t
                                                        doca_verbs_umem_t *external_umem,
                                                        uint64_t external_umem_offset)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_external_umem,
+                  (qp_init_attr, external_umem, external_umem_offset), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
     qp_init_attr->umem = external_umem;
     qp_init_attr->umem_offset = external_umem != NULL ? external_umem_offset : 0;
@@ -132,6 +151,9 @@ doca_verbs_qp_init_attr_get_external_umem(const doca_verbs_qp_init_attr_t *qp_in
                                           doca_verbs_umem_t **external_umem,
                                           uint64_t *external_umem_offset)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_get_external_umem,
+                  (qp_init_attr, external_umem, external_umem_offset), DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp_init_attr == NULL || external_umem == NULL || external_umem_offset == NULL) {
         DOCA_LOG_ERR("qp_init_attr (%p), external_umem (%p) and external_umem_offset (%p) must "
                      "not be NULL",
@@ -148,6 +170,9 @@ doca_error_t doca_verbs_qp_init_attr_set_external_umem_dbr(doca_verbs_qp_init_at
                                                            doca_verbs_umem_t *external_umem,
                                                            uint64_t external_umem_offset)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_external_umem_dbr,
+                  (qp_init_attr, external_umem, external_umem_offset), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
     qp_init_attr->dbr_umem = external_umem;
     qp_init_attr->dbr_umem_offset = external_umem != NULL ? external_umem_offset : 0;
@@ -157,6 +182,9 @@ doca_error_t doca_verbs_qp_init_attr_set_external_umem_dbr(doca_verbs_qp_init_at
 doca_error_t doca_verbs_qp_init_attr_set_core_direct_master(doca_verbs_qp_init_attr_t *qp_init_attr,
                                                             uint8_t core_direct_master)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_core_direct_master,
+                  (qp_init_attr, core_direct_master), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
     if (core_direct_master > 1) {
         DOCA_LOG_ERR("core_direct_master %u: 0 or 1", (unsigned int)core_direct_master);
@@ -170,6 +198,9 @@ doca_error_t
 doca_verbs_qp_init_attr_set_send_dbr_mode(doca_verbs_qp_init_attr_t *qp_init_attr,
                                           enum doca_verbs_qp_send_dbr_mode send_dbr_mode)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_send_dbr_mode, (qp_init_attr, send_dbr_mode),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(qp_init_attr);
     if (send_dbr_mode != DOCA_VERBS_QP_SEND_DBR_MODE_DBR_VALID &&
         send_dbr_mode != DOCA_VERBS_QP_SEND_DBR_MODE_NO_DBR_EXT) {
@@ -184,6 +215,9 @@ doca_error_t
 doca_verbs_qp_init_attr_get_send_dbr_mode(const doca_verbs_qp_init_attr_t *qp_init_attr,
                                           enum doca_verbs_qp_send_dbr_mode *send_dbr_mode)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_get_send_dbr_mode, (qp_init_attr, send_dbr_mode),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp_init_attr == NULL || send_dbr_mode == NULL) {
         DOCA_LOG_ERR("qp_init_attr (%p) and send_dbr_mode (%p) must not be NULL",
                      (const void *)qp_init_attr, (void *)send_dbr_mode);
@@ -197,6 +231,9 @@ doca_error_t
 doca_verbs_qp_init_attr_get_emulate_no_dbr_ext(const doca_verbs_qp_init_attr_t *qp_init_attr,
                                                bool *emulate_no_dbr_ext)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_get_emulate_no_dbr_ext,
+                  (qp_init_attr, emulate_no_dbr_ext), DOCA_ERROR_NOT_SUPPORTED);
+
     if (qp_init_attr == NULL || emulate_no_dbr_ext == NULL) {
         DOCA_LOG_ERR("qp_init_attr (%p) and emulate_no_dbr_ext (%p) must not be NULL",
                      (const void *)qp_init_attr, (void *)emulate_no_dbr_ext);
@@ -210,6 +247,9 @@ doca_error_t doca_verbs_qp_init_attr_set_ordering_semantic(
         doca_verbs_qp_init_attr_t *verbs_qp_init_attr,
         enum doca_verbs_qp_ordering_semantic ordering_semantic)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_set_ordering_semantic,
+                  (verbs_qp_init_attr, ordering_semantic), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_QP_INIT_ATTR_CHECK(verbs_qp_init_attr);
     if ((unsigned int)ordering_semantic > DOCA_VERBS_QP_ORDERING_SEMANTIC_OOO_ALL) {
         DOCA_LOG_ERR("ordering_semantic %d: IBTA (0), OOO_RW (1) or OOO_ALL (2)",
@@ -224,6 +264,9 @@ doca_error_t doca_verbs_qp_init_attr_get_ordering_semantic(
         const doca_verbs_qp_init_attr_t *verbs_qp_init_attr,
         enum doca_verbs_qp_ordering_semantic *ordering_semantic)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_init_attr_get_ordering_semantic,
+                  (verbs_qp_init_attr, ordering_semantic), DOCA_ERROR_NOT_SUPPORTED);
+
     if (verbs_qp_init_attr == NULL || ordering_semantic == NULL) {
         DOCA_LOG_ERR("verbs_qp_init_attr (%p) and ordering_semantic (%p) must not be NULL",
                      (const void *)verbs_qp_init_attr, (void *)ordering_semantic);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
 #include "prm/prm_qp_transition.h"
@@ -365,6 +366,8 @@ static doca_error_t verbs_qp_validate(const doca_verbs_qp_t *qp, const doca_verb
 doca_error_t doca_verbs_qp_modify(doca_verbs_qp_t *verbs_qp, doca_verbs_qp_attr_t *qp_attr,
                                   int attr_mask)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_modify, (verbs_qp, qp_attr, attr_mask), DOCA_ERROR_NOT_SUPPORTED);
+
     uint8_t in[PRM_RST2INIT_QP_IN_SIZE] = {0};
     uint8_t out[PRM_RST2INIT_QP_OUT_SIZE];
     struct verbs_transition t;
@@ -440,6 +443,9 @@ static void verbs_qp_read_context(const uint8_t *out, doca_verbs_qp_attr_t *a)
 doca_error_t doca_verbs_qp_query(doca_verbs_qp_t *verbs_qp, doca_verbs_qp_attr_t *qp_attr,
                                  doca_verbs_qp_init_attr_t *qp_init_attr, int *attr_mask)
 {
+    DGN_SDK_ROUTE(doca_verbs_qp_query, (verbs_qp, qp_attr, qp_init_attr, attr_mask),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     uint8_t in[PRM_QUERY_QP_IN_SIZE] = {0};
     uint8_t out[PRM_QUERY_QP_OUT_SIZE];
     doca_error_t err;

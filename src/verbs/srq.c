@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 
+#include "core/sdk.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_srq.h"
 #include "verbs_internal.h"
@@ -27,6 +28,8 @@
 
 doca_error_t doca_verbs_srq_init_attr_create(struct doca_verbs_srq_init_attr **verbs_srq_init_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_create, (verbs_srq_init_attr), DOCA_ERROR_NOT_SUPPORTED);
+
     struct doca_verbs_srq_init_attr *attr;
 
     if (verbs_srq_init_attr == NULL) {
@@ -46,6 +49,9 @@ doca_error_t doca_verbs_srq_init_attr_create(struct doca_verbs_srq_init_attr **v
 
 doca_error_t doca_verbs_srq_init_attr_destroy(struct doca_verbs_srq_init_attr *verbs_srq_init_attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_destroy, (verbs_srq_init_attr),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_SRQ_ATTR_CHECK(verbs_srq_init_attr);
     free(verbs_srq_init_attr);
     return DOCA_SUCCESS;
@@ -54,6 +60,8 @@ doca_error_t doca_verbs_srq_init_attr_destroy(struct doca_verbs_srq_init_attr *v
 doca_error_t doca_verbs_srq_init_attr_set_srq_wr(struct doca_verbs_srq_init_attr *attr,
                                                  uint32_t srq_wr)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_set_srq_wr, (attr, srq_wr), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_SRQ_ATTR_CHECK(attr);
     if (srq_wr == 0) {
         DOCA_LOG_ERR("srq_wr 0: an SRQ holds at least one receive WQE");
@@ -65,12 +73,17 @@ doca_error_t doca_verbs_srq_init_attr_set_srq_wr(struct doca_verbs_srq_init_attr
 
 uint32_t doca_verbs_srq_init_attr_get_srq_wr(const struct doca_verbs_srq_init_attr *attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_get_srq_wr, (attr), 0);
+
     return attr != NULL ? attr->srq_wr : 0;
 }
 
 doca_error_t doca_verbs_srq_init_attr_set_receive_max_sges(struct doca_verbs_srq_init_attr *attr,
                                                            uint32_t receive_max_sges)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_set_receive_max_sges, (attr, receive_max_sges),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_SRQ_ATTR_CHECK(attr);
     if (receive_max_sges == 0) {
         DOCA_LOG_ERR("receive_max_sges 0: a receive WQE carries at least one SGE");
@@ -82,12 +95,16 @@ doca_error_t doca_verbs_srq_init_attr_set_receive_max_sges(struct doca_verbs_srq
 
 uint32_t doca_verbs_srq_init_attr_get_receive_max_sges(const struct doca_verbs_srq_init_attr *attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_get_receive_max_sges, (attr), 0);
+
     return attr != NULL ? attr->receive_max_sges : 0;
 }
 
 doca_error_t doca_verbs_srq_init_attr_set_type(struct doca_verbs_srq_init_attr *attr,
                                                enum doca_verbs_srq_type srq_type)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_set_type, (attr, srq_type), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_SRQ_ATTR_CHECK(attr);
     if (srq_type != DOCA_VERBS_SRQ_TYPE_LINKED_LIST && srq_type != DOCA_VERBS_SRQ_TYPE_CONTIGUOUS) {
         DOCA_LOG_ERR("srq_type %d: LINKED_LIST or CONTIGUOUS", (int)srq_type);
@@ -100,12 +117,16 @@ doca_error_t doca_verbs_srq_init_attr_set_type(struct doca_verbs_srq_init_attr *
 enum doca_verbs_srq_type
 doca_verbs_srq_init_attr_get_type(const struct doca_verbs_srq_init_attr *attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_get_type, (attr), (enum doca_verbs_srq_type)0);
+
     return attr != NULL ? attr->type : DOCA_VERBS_SRQ_TYPE_LINKED_LIST;
 }
 
 doca_error_t doca_verbs_srq_init_attr_set_pd(struct doca_verbs_srq_init_attr *attr,
                                              struct ibv_pd *pd)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_set_pd, (attr, pd), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_SRQ_ATTR_CHECK(attr);
     attr->pd = pd;
     return DOCA_SUCCESS;
@@ -113,6 +134,8 @@ doca_error_t doca_verbs_srq_init_attr_set_pd(struct doca_verbs_srq_init_attr *at
 
 struct ibv_pd *doca_verbs_srq_init_attr_get_pd(const struct doca_verbs_srq_init_attr *attr)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_get_pd, (attr), NULL);
+
     return attr != NULL ? attr->pd : NULL;
 }
 
@@ -120,6 +143,9 @@ doca_error_t doca_verbs_srq_init_attr_set_external_umem(struct doca_verbs_srq_in
                                                         doca_verbs_umem_t *external_umem,
                                                         uint64_t external_umem_offset)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_set_external_umem,
+                  (attr, external_umem, external_umem_offset), DOCA_ERROR_NOT_SUPPORTED);
+
     VERBS_SRQ_ATTR_CHECK(attr);
     attr->umem = external_umem;
     attr->umem_offset = external_umem != NULL ? external_umem_offset : 0;
@@ -130,6 +156,9 @@ doca_error_t doca_verbs_srq_init_attr_get_external_umem(const struct doca_verbs_
                                                         doca_verbs_umem_t **external_umem,
                                                         uint64_t *external_umem_offset)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_init_attr_get_external_umem,
+                  (attr, external_umem, external_umem_offset), DOCA_ERROR_NOT_SUPPORTED);
+
     if (attr == NULL || external_umem == NULL || external_umem_offset == NULL) {
         DOCA_LOG_ERR("srq_init_attr (%p), external_umem (%p) and external_umem_offset (%p) must "
                      "not be NULL",
@@ -206,6 +235,9 @@ doca_error_t doca_verbs_srq_create(struct ibv_context *verbs_context,
                                    struct doca_verbs_srq_init_attr *verbs_srq_init_attr,
                                    struct doca_verbs_srq **verbs_srq)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_create, (verbs_context, verbs_srq_init_attr, verbs_srq),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     const struct doca_verbs_srq_init_attr *attr = verbs_srq_init_attr;
     struct doca_verbs_srq *srq;
     doca_dev_t *dev = NULL;
@@ -268,6 +300,8 @@ close_dev:
 
 doca_error_t doca_verbs_srq_destroy(struct doca_verbs_srq *verbs_srq)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_destroy, (verbs_srq), DOCA_ERROR_NOT_SUPPORTED);
+
     doca_error_t err;
     int users;
 
@@ -291,12 +325,17 @@ doca_error_t doca_verbs_srq_destroy(struct doca_verbs_srq *verbs_srq)
 
 uint32_t doca_verbs_srq_get_srqn(const struct doca_verbs_srq *verbs_srq)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_get_srqn, (verbs_srq), 0);
+
     return verbs_srq != NULL ? verbs_srq->srqn : 0;
 }
 
 void doca_verbs_srq_get_wq(const struct doca_verbs_srq *verbs_srq, void **srq_buf,
                            uint32_t *srq_num_entries, uint32_t *rwqe_size_bytes)
 {
+    DGN_SDK_ROUTE_VOID(doca_verbs_srq_get_wq,
+                       (verbs_srq, srq_buf, srq_num_entries, rwqe_size_bytes));
+
     if (verbs_srq == NULL) {
         DOCA_LOG_ERR("verbs_srq is NULL: pass the SRQ doca_verbs_srq_create() made");
         return;
@@ -311,6 +350,8 @@ void doca_verbs_srq_get_wq(const struct doca_verbs_srq *verbs_srq, void **srq_bu
 
 void *doca_verbs_srq_get_dbr_addr(const struct doca_verbs_srq *verbs_srq)
 {
+    DGN_SDK_ROUTE(doca_verbs_srq_get_dbr_addr, (verbs_srq), NULL);
+
     return verbs_srq != NULL ? verbs_srq->dbr : NULL;
 }
 

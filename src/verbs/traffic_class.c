@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "verbs_internal.h"
 
 #define VERBS_TCLASS_KEY "Global tclass="
@@ -33,6 +34,9 @@ doca_error_t verbs_parse_traffic_class(const char *text, uint8_t *tclass)
 doca_error_t doca_verbs_query_global_traffic_class(doca_dev_t *net_dev, uint16_t port_num,
                                                    uint8_t *global_traffic_class)
 {
+    DGN_SDK_ROUTE(doca_verbs_query_global_traffic_class, (net_dev, port_num, global_traffic_class),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     char path[512], text[256];
     size_t n;
     FILE *f;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sdk.h"
 #include "verbs_internal.h"
 
 /* mlx5dv_devx_alloc_uar flags (rdma-core's MLX5DV_UAR_ALLOC_TYPE_*). */
@@ -67,6 +68,9 @@ doca_error_t doca_verbs_uar_create(doca_dev_t *net_dev,
                                    enum doca_verbs_uar_allocation_type allocation_type,
                                    doca_verbs_uar_t **uar_obj)
 {
+    DGN_SDK_ROUTE(doca_verbs_uar_create, (net_dev, allocation_type, uar_obj),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (net_dev == NULL || uar_obj == NULL) {
         DOCA_LOG_ERR("net_dev (%p) and uar_obj (%p) must not be NULL", (void *)net_dev,
                      (void *)uar_obj);
@@ -77,6 +81,8 @@ doca_error_t doca_verbs_uar_create(doca_dev_t *net_dev,
 
 doca_error_t doca_verbs_uar_destroy(doca_verbs_uar_t *uar_obj)
 {
+    DGN_SDK_ROUTE(doca_verbs_uar_destroy, (uar_obj), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_mlx5dv_ops *mlx5;
     doca_error_t err;
     int users;
@@ -102,6 +108,8 @@ doca_error_t doca_verbs_uar_destroy(doca_verbs_uar_t *uar_obj)
 
 doca_error_t doca_verbs_uar_id_get(const doca_verbs_uar_t *uar, uint32_t *id)
 {
+    DGN_SDK_ROUTE(doca_verbs_uar_id_get, (uar, id), DOCA_ERROR_NOT_SUPPORTED);
+
     if (uar == NULL || id == NULL) {
         DOCA_LOG_ERR("uar (%p) and id (%p) must not be NULL", (const void *)uar, (void *)id);
         return DOCA_ERROR_INVALID_VALUE;
@@ -112,6 +120,8 @@ doca_error_t doca_verbs_uar_id_get(const doca_verbs_uar_t *uar, uint32_t *id)
 
 doca_error_t doca_verbs_uar_reg_addr_get(const doca_verbs_uar_t *uar_obj, void **reg_addr)
 {
+    DGN_SDK_ROUTE(doca_verbs_uar_reg_addr_get, (uar_obj, reg_addr), DOCA_ERROR_NOT_SUPPORTED);
+
     if (uar_obj == NULL || reg_addr == NULL) {
         DOCA_LOG_ERR("uar_obj (%p) and reg_addr (%p) must not be NULL", (const void *)uar_obj,
                      (void *)reg_addr);
@@ -123,6 +133,9 @@ doca_error_t doca_verbs_uar_reg_addr_get(const doca_verbs_uar_t *uar_obj, void *
 
 doca_error_t doca_verbs_uar_dbr_less_addr_get(const doca_verbs_uar_t *uar_obj, void **dbr_less_addr)
 {
+    DGN_SDK_ROUTE(doca_verbs_uar_dbr_less_addr_get, (uar_obj, dbr_less_addr),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (uar_obj == NULL || dbr_less_addr == NULL) {
         DOCA_LOG_ERR("uar_obj (%p) and dbr_less_addr (%p) must not be NULL", (const void *)uar_obj,
                      (void *)dbr_less_addr);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/cuda_driver.h"
+#include "core/sdk.h"
 #include "verbs_internal.h"
 
 /* Local write for the device's CQE / doorbell-record writes; remote access is never needed. */
@@ -84,6 +85,10 @@ doca_error_t doca_verbs_umem_create(doca_dev_t *net_dev, doca_gpu_t *gpu, void *
                                     size_t size, uint32_t access_flags, int dmabuf_id,
                                     size_t dmabuf_offset, doca_verbs_umem_t **umem_obj)
 {
+    DGN_SDK_ROUTE(doca_verbs_umem_create,
+                  (net_dev, gpu, address, size, access_flags, dmabuf_id, dmabuf_offset, umem_obj),
+                  DOCA_ERROR_NOT_SUPPORTED);
+
     if (net_dev == NULL || address == NULL || umem_obj == NULL) {
         DOCA_LOG_ERR("net_dev (%p), address (%p) and umem_obj (%p) must not be NULL",
                      (void *)net_dev, address, (void *)umem_obj);
@@ -103,6 +108,8 @@ doca_error_t doca_verbs_umem_create(doca_dev_t *net_dev, doca_gpu_t *gpu, void *
 
 doca_error_t doca_verbs_umem_destroy(doca_verbs_umem_t *umem_obj)
 {
+    DGN_SDK_ROUTE(doca_verbs_umem_destroy, (umem_obj), DOCA_ERROR_NOT_SUPPORTED);
+
     const struct core_mlx5dv_ops *mlx5;
     doca_error_t err;
     int users, rc;
@@ -134,6 +141,8 @@ doca_error_t doca_verbs_umem_destroy(doca_verbs_umem_t *umem_obj)
 
 doca_error_t doca_verbs_umem_get_id(const doca_verbs_umem_t *umem_obj, uint32_t *umem_id)
 {
+    DGN_SDK_ROUTE(doca_verbs_umem_get_id, (umem_obj, umem_id), DOCA_ERROR_NOT_SUPPORTED);
+
     if (umem_obj == NULL || umem_id == NULL) {
         DOCA_LOG_ERR("umem_obj (%p) and umem_id (%p) must not be NULL", (const void *)umem_obj,
                      (void *)umem_id);
@@ -145,6 +154,8 @@ doca_error_t doca_verbs_umem_get_id(const doca_verbs_umem_t *umem_obj, uint32_t 
 
 doca_error_t doca_verbs_umem_get_size(const doca_verbs_umem_t *umem_obj, size_t *umem_size)
 {
+    DGN_SDK_ROUTE(doca_verbs_umem_get_size, (umem_obj, umem_size), DOCA_ERROR_NOT_SUPPORTED);
+
     if (umem_obj == NULL || umem_size == NULL) {
         DOCA_LOG_ERR("umem_obj (%p) and umem_size (%p) must not be NULL", (const void *)umem_obj,
                      (void *)umem_size);
@@ -156,6 +167,8 @@ doca_error_t doca_verbs_umem_get_size(const doca_verbs_umem_t *umem_obj, size_t 
 
 doca_error_t doca_verbs_umem_get_address(const doca_verbs_umem_t *umem_obj, void **umem_address)
 {
+    DGN_SDK_ROUTE(doca_verbs_umem_get_address, (umem_obj, umem_address), DOCA_ERROR_NOT_SUPPORTED);
+
     if (umem_obj == NULL || umem_address == NULL) {
         DOCA_LOG_ERR("umem_obj (%p) and umem_address (%p) must not be NULL", (const void *)umem_obj,
                      (void *)umem_address);
