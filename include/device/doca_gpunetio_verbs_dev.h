@@ -142,7 +142,8 @@ struct doca_gpu_dev_verbs_cq {
      * restart with a QP); CQE number i is in entry (cqe_base + i) & cqe_mask.
      */
     uint32_t cqe_base;
-    uint32_t reserved2;
+    /* The owner bit the NIC gives the CQE it writes to entry cqe_base (it flips every lap). */
+    uint32_t cqe_base_owner;
 };
 
 /*

@@ -255,6 +255,7 @@ static doca_error_t build_desc(struct doca_gpu_verbs_qp *gqp, void *gpu_qp_umem_
                                          : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST,
                       p);
     d->cq_sq.cqe_base = cq->dp_base;
+    d->cq_sq.cqe_base_owner = cq->dp_owner;
 
     /* The proxy's view: the host addresses of the record and the register, rung as an SM would. */
     gqp->host_view = *d;
@@ -365,6 +366,7 @@ static doca_error_t build_rq_desc(struct doca_gpu_verbs_qp *gqp, doca_verbs_cq_t
                                             : DOCA_GPUNETIO_VERBS_MEM_TYPE_HOST,
                       p);
     d->cq_rq.cqe_base = cq_rq->dp_base;
+    d->cq_rq.cqe_base_owner = cq_rq->dp_owner;
     gqp->cq_rq_dp = cq_rq;
     return DOCA_SUCCESS;
 }

@@ -61,6 +61,7 @@ static doca_error_t cq_restart(doca_verbs_cq_t *cq, struct doca_gpu_dev_verbs_cq
     if (err == DOCA_SUCCESS)
         err = verbs_cq_init_memory(cq);
     d->cqe_base = cq->dp_base;
+    d->cqe_base_owner = cq->dp_owner;
     return err;
 }
 
@@ -103,6 +104,7 @@ doca_gpu_verbs_reset_tracking_and_memory(struct doca_gpu_verbs_qp *qp_gverbs)
     g->proxy_last = 0;
     reset_counters(&g->host_view);
     g->host_view.cq_sq.cqe_base = g->desc.cq_sq.cqe_base;
+    g->host_view.cq_sq.cqe_base_owner = g->desc.cq_sq.cqe_base_owner;
     pthread_mutex_unlock(&g->proxy_lock);
     reset_counters(&g->desc);
     err = gpunetio_qp_write_desc(g);

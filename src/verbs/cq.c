@@ -48,7 +48,7 @@ doca_error_t verbs_cq_rebase(doca_verbs_cq_t *cq)
 {
     uint32_t n = 1u << cq->log_size, j;
     struct prm_cqe64 *ring;
-    uint8_t first;
+    uint8_t want;
     doca_error_t err;
 
     if (cq->collapsed)
@@ -64,20 +64,28 @@ doca_error_t verbs_cq_rebase(doca_verbs_cq_t *cq)
         return err;
     }
     /*
-     * The NIC wrote on from dp_base, flipping the owner bit each time it
-     * wrapped to entry 0: the first entry that is invalid, or whose owner
-     * bit breaks that pattern, is where it writes next (dp_base itself
-     * after whole laps).
+     * Since the ring was last marked invalid the NIC wrote k CQEs from
+     * dp_base on, its owner bit starting at dp_owner and flipping at every
+     * wrap to entry 0. Fewer than a lap (an entry is still invalid): the
+     * first invalid one from dp_base is where it writes next. A lap or more:
+     * every entry holds the last CQE written there, those before the next
+     * one's entry from the current lap and the rest from the lap before, so
+     * the owner bit changes there (or nowhere, when the next entry is 0).
      */
-    first = prm_cqe_owner(&ring[cq->dp_base]);
-    for (j = 0; j < n; j++) {
-        uint32_t i = (cq->dp_base + j) & (n - 1);
-        uint8_t want = first ^ (uint8_t)(cq->dp_base + j >= n);
-
-        if (prm_cqe_opcode(&ring[i]) == PRM_CQE_OPCODE_INVALID || prm_cqe_owner(&ring[i]) != want)
+    for (j = 0; j < n; j++)
+        if (prm_cqe_opcode(&ring[(cq->dp_base + j) & (n - 1)]) == PRM_CQE_OPCODE_INVALID)
             break;
+    if (j < n) {
+        want = cq->dp_owner ^ (uint8_t)(cq->dp_base + j >= n);
+        cq->dp_base = (cq->dp_base + j) & (n - 1);
+    } else {
+        for (j = 1; j < n; j++)
+            if (prm_cqe_owner(&ring[j]) != prm_cqe_owner(&ring[0]))
+                break;
+        want = prm_cqe_owner(&ring[0]) ^ (uint8_t)(j == n);
+        cq->dp_base = j & (n - 1);
     }
-    cq->dp_base = (cq->dp_base + j) & (n - 1);
+    cq->dp_owner = want;
     free(ring);
     return DOCA_SUCCESS;
 }

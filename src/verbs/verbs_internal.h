@@ -118,6 +118,7 @@ struct doca_verbs_cq_t {
     bool collapsed;      /* every CQE is written to entry 0 */
     bool overrun_ignore; /* made with DOCA_VERBS_CQ_ENABLE_OVERRUN */
     uint32_t dp_base;    /* entry of the data path's CQE number 0 (verbs_cq_rebase) */
+    uint8_t dp_owner;    /* the owner bit the NIC writes that CQE with */
     atomic_int users;
     /* Completion events (comp_channel.c) */
     doca_verbs_comp_channel_t *comp_channel;
@@ -311,8 +312,9 @@ doca_error_t verbs_buf_read(const struct verbs_buf *buf, uint64_t off, void *dst
 doca_error_t verbs_cq_init_memory(doca_verbs_cq_t *cq);
 
 /*
- * Moves cq->dp_base to the entry the NIC writes its next CQE to, found
- * from the CQEs written since dp_base (cq.c). Run before the ring is marked
+ * Moves cq->dp_base to the entry the NIC writes its next CQE to, and
+ * dp_owner to that CQE's owner bit, found from the CQEs written since
+ * dp_base (cq.c). Run before the ring is marked
  * invalid again when a QP's data-path tracking is reset: the NIC's CQ
  * producer does not go back to 0 with a QP, so CQE number 0 of the new
  * incarnation lands there.

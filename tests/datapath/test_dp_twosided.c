@@ -253,9 +253,12 @@ static void error_then_reset(struct vt_dev *d, struct side *a, struct side *b)
     uint64_t r = gdaki_recv(b->dev, addr_of(b, rbuf(b, 0)), 8, EXCL);
     uint64_t t = gdaki_send_msg(a->dev, addr_of(a, sbuf(a, 0)), 64, 0, 0, EXCL, AUTO, 0);
 
-    CHECK(gdaki_recv_wait(b->dev, r, EXCL, 0, &cqe) == -EIO,
-          "a receive of 8 bytes taking 64 fails");
-    CHECK(gdaki_wait(a->dev, t) == -EIO, "the send it NAKed fails");
+    int rc = gdaki_recv_wait(b->dev, r, EXCL, 0, &cqe);
+
+    CHECK(rc == -EIO, "a receive of 8 bytes taking 64 fails: %d, opcode 0x%x, %u bytes", rc,
+          gdaki_cqe_opcode(cqe), gdaki_cqe_bytes(cqe));
+    rc = gdaki_wait(a->dev, t);
+    CHECK(rc == -EIO, "the send it NAKed fails: %d", rc);
     CHECK(b->dev->cq_rq.err.has_error == 1 &&
                   b->dev->cq_rq.err.syndrome == PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR,
           "receive error recorded: syndrome 0x%x", b->dev->cq_rq.err.syndrome);

@@ -3,7 +3,8 @@
  * The data-path core's completion polls (include/device/impl/gdaki_verbs_cq.h,
  * what doca_gpunetio_dev_verbs_cq.cuh calls) on CPU threads, over hand-made
  * CQEs: the consumer index cqe_ci they raise, poll_cq's "next count",
- * collapsed CQs, the codes 0 / EBUSY / -EIO, every blocking wait ending
+ * collapsed CQs, the codes 0 / EBUSY / -EIO, a CQE read half written,
+ * CQE number 0 away from entry 0 (cqe_base), every blocking wait ending
  * with -EIO on an error CQE instead of spinning, and the CQ doorbell record.
  */
 #include <errno.h>
@@ -67,7 +68,8 @@ static void put_cqe(struct fx *f, uint32_t slot, uint16_t counter, uint8_t opcod
     c.ok.wqe_counter = htobe16(counter);
     if (opcode == MLX5_CQE_REQ_ERR)
         c.err.syndrome = synd;
-    c.ok.op_own = (uint8_t)(opcode << 4);
+    /* The owner bit of the lap its counter is in, as the NIC's producer sets it. */
+    c.ok.op_own = (uint8_t)(opcode << 4) | (uint8_t)((counter / RING) & 1);
     memcpy(cqe, &c, 60);
     memcpy(&tail, (const uint8_t *)&c + 60, sizeof(tail));
     __atomic_store_n((uint32_t *)(void *)(cqe + 60), tail, __ATOMIC_RELEASE);
@@ -341,6 +343,50 @@ static void test_codes(void **state)
     assert_int_equal(gdaki_cq_poll_one_at(&f.cq, 1), -EIO);
 }
 
+/*
+ * The NIC writes a CQE's last byte after the rest: a poll that sees the new
+ * wqe_counter under the old op_own (the lap before's CQE in that entry)
+ * must not take it for the completion, be it a success or an error.
+ */
+static void test_torn_cqe(void **state)
+{
+    static struct fx f;
+    uint8_t *slot3 = f.cqes + 3 * 64;
+    uint16_t counter_be = htobe16(3 + RING);
+
+    (void)state;
+    fx_init(&f, 0);
+    put_ok(&f, 3);
+    assert_int_equal(gdaki_cq_check(&f.cq, 3, gpu), 0);
+    /* WQE 3 + RING's CQE on its way: its counter is in, op_own is still WQE 3's. */
+    memcpy(slot3 + 60, &counter_be, sizeof(counter_be));
+    assert_int_equal(gdaki_cq_check(&f.cq, 3 + RING, gpu), EBUSY);
+    /* Then op_own, with the next lap's owner bit. */
+    put_ok(&f, 3 + RING);
+    assert_int_equal(gdaki_cq_check(&f.cq, 3 + RING, gpu), 0);
+    /* An error CQE half written: no success, and no error yet either. */
+    put_ok(&f, 4);
+    assert_int_equal(gdaki_cq_check(&f.cq, 4, gpu), 0);
+    counter_be = htobe16(4 + RING);
+    memcpy(f.cqes + 4 * 64 + 60, &counter_be, sizeof(counter_be));
+    f.cqes[4 * 64 + 52 + 3] = 0x13; /* the error's syndrome, before op_own */
+    assert_int_equal(gdaki_cq_check(&f.cq, 4 + RING, gpu), EBUSY);
+    put_cqe(&f, 4, 4 + RING, MLX5_CQE_REQ_ERR, 0x13);
+    assert_int_equal(gdaki_cq_check(&f.cq, 4 + RING, gpu), -EIO);
+
+    /* CQE number 0 where the NIC wrote next at export (entry 5), a lap with owner bit 1. */
+    fx_init(&f, 0);
+    f.cq.cqe_base = 5;
+    f.cq.cqe_base_owner = 1;
+    put_cqe(&f, 5, 0, MLX5_CQE_REQ, 0);
+    f.cqes[5 * 64 + 63] |= 1; /* put_cqe's owner bit is the counter's lap; this CQ's is 1 */
+    assert_int_equal(gdaki_cq_check(&f.cq, 0, gpu), 0);
+    /* CQE number RING - 5 wraps to entry 0, where the owner bit flips back to 0 (put_cqe's). */
+    put_cqe(&f, 0, RING - 5, MLX5_CQE_REQ, 0);
+    assert_int_equal(gdaki_cq_check(&f.cq, RING - 5, gpu), 0);
+    assert_int_equal(gdaki_cq_check(&f.cq, RING - 4, gpu), EBUSY);
+}
+
 /* Every blocking wait, started before an error CQE comes, returns -EIO instead of spinning. */
 static void test_error_ends_waits(void **state)
 {
@@ -417,10 +463,15 @@ static void test_update_dbrec(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_ci_advance), cmocka_unit_test(test_ci_concurrent),
-            cmocka_unit_test(test_wait_next),  cmocka_unit_test(test_collapsed),
-            cmocka_unit_test(test_codes),      cmocka_unit_test(test_error_ends_waits),
-            cmocka_unit_test(test_cq_type),    cmocka_unit_test(test_update_dbrec),
+            cmocka_unit_test(test_ci_advance),
+            cmocka_unit_test(test_ci_concurrent),
+            cmocka_unit_test(test_wait_next),
+            cmocka_unit_test(test_collapsed),
+            cmocka_unit_test(test_codes),
+            cmocka_unit_test(test_torn_cqe),
+            cmocka_unit_test(test_error_ends_waits),
+            cmocka_unit_test(test_cq_type),
+            cmocka_unit_test(test_update_dbrec),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

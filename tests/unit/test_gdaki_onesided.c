@@ -59,7 +59,8 @@ static void complete(struct fx *f, uint64_t idx, int error)
     c.ok.wqe_counter = htobe16((uint16_t)idx);
     if (error)
         c.err.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR;
-    c.ok.op_own = (uint8_t)((error ? MLX5_CQE_REQ_ERR : MLX5_CQE_REQ) << 4);
+    c.ok.op_own = (uint8_t)((error ? MLX5_CQE_REQ_ERR : MLX5_CQE_REQ) << 4) |
+                  (uint8_t)((idx / NWQE) & 1); /* the owner bit of the lap */
     memcpy(f->cqes + (idx % NWQE) * 64, &c, sizeof(c.ok));
 }
 

@@ -398,7 +398,8 @@ static void put_cqe(struct fx *f, uint32_t slot, uint16_t counter, uint8_t opcod
     c.ok.wqe_counter = htobe16(counter);
     if (opcode == MLX5_CQE_REQ_ERR)
         c.err.syndrome = synd;
-    c.ok.op_own = (uint8_t)(opcode << 4);
+    /* The owner bit of the lap its counter is in (16 entries), as the NIC's producer sets it. */
+    c.ok.op_own = (uint8_t)(opcode << 4) | (uint8_t)((counter / 16) & 1);
     /*
      * Copied in as bytes, as a NIC's DMA writes it: stores typed as the CQE's
      * fields could be moved past the core's 4-byte loads of the same bytes.

@@ -3,10 +3,16 @@
  * Completion polling of the data-path core. CQE number i completes WQE
  * number i (every WQE asks for a CQE and takes one basic block), so the
  * completion of WQE idx is looked for in entry cqe_base + idx of the ring
- * (entry 0 of a collapsed CQ) and recognised by its wqe_counter: a valid CQE whose
- * counter is idx or later (as a signed 16-bit difference) means WQE idx is
- * done, because an RC send queue completes in order. That holds when the
- * NIC overruns the CQ too, which is why the ring is not consumed in order.
+ * (entry 0 of a collapsed CQ) and recognised by its wqe_counter: a valid
+ * CQE whose counter is idx or later (as a signed 16-bit difference) means
+ * WQE idx is done, because an RC queue completes in order. That holds when
+ * the NIC overruns the CQ too, which is why the ring is not consumed in
+ * order. A NIC writes the CQE's last byte (op_own) after the rest, so a
+ * load may see the new wqe_counter with the old op_own: the owner bit,
+ * which flips every lap of the ring, tells a CQE of idx's lap from the one
+ * of the lap before, whose counter is idx's minus the ring size; a CQE of
+ * another lap counts only when its counter is ahead of idx (a later lap)
+ * or it is an error (the QP was in error when idx was posted).
  *
  * cq->cqe_ci is DOCA's consumer index: a successful poll raises it (atomic
  * max, at the scope of the sharing mode) to one past the WQE whose CQE it
@@ -142,6 +148,14 @@ GDAKI_INLINE struct doca_gpunetio_ib_mlx5_cqe64 *gdaki_cqe_at(struct doca_gpu_de
                                                           slot * PRM_CQE_SIZE);
 }
 
+/* The owner bit of CQE number wqe_idx: cqe_base_owner, flipped on every lap after cqe_base's. */
+GDAKI_INLINE uint32_t gdaki_cqe_owner_of(const struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_idx)
+{
+    uint64_t pos = wqe_idx + gdaki_ro_u32(&cq->cqe_base);
+
+    return gdaki_ro_u32(&cq->cqe_base_owner) ^ ((pos & gdaki_ro_u32(&cq->cqe_num)) != 0);
+}
+
 /*
  * What the CQE where WQE wqe_idx completes says, without waiting: 0 when
  * it is a successful completion of that WQE or a later one (*ci: one past
@@ -157,8 +171,17 @@ GDAKI_INLINE int gdaki_cq_read(struct doca_gpu_dev_verbs_cq *cq, uint64_t wqe_id
     uint16_t counter = gdaki_be16toh((uint16_t)tail);
     int16_t ahead = (int16_t)(uint16_t)(counter - (uint16_t)wqe_idx);
     int error = opcode == PRM_CQE_OPCODE_REQ_ERR || opcode == PRM_CQE_OPCODE_RESP_ERR;
+    uint32_t owner = (tail >> 24) & PRM_CQE_OWNER_MASK;
 
     if (opcode == PRM_CQE_OPCODE_INVALID || (ahead < 0 && !error))
+        return EBUSY;
+    /*
+     * Another lap's owner bit: the lap before (maybe its op_own under idx's
+     * new counter) is no completion of idx, but an error there means the QP
+     * was in error when idx was posted.
+     */
+    if (!gdaki_ro_u32(&cq->collapsed) && owner != gdaki_cqe_owner_of(cq, wqe_idx) && ahead <= 0 &&
+        !error)
         return EBUSY;
     gdaki_cq_acquire();
 #if GDAKI_TSAN

@@ -98,6 +98,7 @@ GDAKI_INLINE void gdaki_desc_set_cq(struct doca_gpu_dev_verbs_cq *c, uint8_t *ri
     c->cq_type = (uint8_t)gdaki_desc_cq_type(collapsed);
     c->cqe_rsvd = 0;
     c->cqe_base = 0;
+    c->cqe_base_owner = 0;
     c->mem_type = (uint32_t)mem_type;
     c->dbrec = dbrec;
 }
