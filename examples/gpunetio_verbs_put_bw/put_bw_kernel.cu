@@ -9,6 +9,7 @@
 
 #include "doca_gpunetio_dev_verbs_onesided.cuh"
 #include "ex_common.h"
+#include "ex_kernel_times.cuh"
 #include "put_bw.h"
 
 #define PUT_BW_KERNEL_TIMEOUT_NS (120ull * 1000 * 1000 * 1000)
@@ -19,6 +20,7 @@ __global__ void put_bw_kernel(struct doca_gpu_dev_verbs_qp *qp, struct put_bw_jo
     const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t nthreads = gridDim.x * blockDim.x;
     doca_gpu_dev_verbs_ticket_t ticket = 0;
+    EX_KT_DECL(kt);
 
     /* Put k goes to slot k % slots; in warp scope the 32 lanes of a warp post together. */
     for (uint32_t k = tid; k < job.iterations; k += nthreads) {
@@ -26,14 +28,19 @@ __global__ void put_bw_kernel(struct doca_gpu_dev_verbs_qp *qp, struct put_bw_jo
         struct doca_gpu_dev_verbs_addr raddr = {job.raddr + off, job.rkey_be};
         struct doca_gpu_dev_verbs_addr laddr = {job.laddr + off, job.lkey_be};
 
+        EX_KT_START(kt);
         doca_gpu_dev_verbs_put<DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
                                DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO, scope>(qp, raddr, laddr,
                                                                             job.size, &ticket);
+        EX_KT_STOP(kt, EX_KT_POST);
     }
+    EX_KT_START(kt);
     if (tid < job.iterations &&
         doca_gpu_dev_verbs_wait<DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_GPU,
                                 DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO>(qp, ticket) != 0)
         atomicExch(error, 1);
+    EX_KT_STOP(kt, EX_KT_WAIT);
+    EX_KT_PRINT(kt, "put_bw");
 }
 
 static int put_bw_cuda_failed(cudaError_t rc, const char *what)

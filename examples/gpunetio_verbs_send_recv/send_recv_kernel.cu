@@ -11,6 +11,7 @@
 
 #include "doca_gpunetio_dev_verbs_twosided.cuh"
 #include "ex_common.h"
+#include "ex_kernel_times.cuh"
 #include "ex_oob.h"
 #include "send_recv.h"
 
@@ -57,12 +58,17 @@ __global__ void send_recv_kernel(struct doca_gpu_dev_verbs_qp *qp, struct send_r
 
     if (job.post_first)
         doca_gpu_dev_verbs_recv<SR_RSM, SR_NIC>(qp, raddr, job.recv_len, &ticket);
+    EX_KT_DECL(kt);
     t0 = doca_gpu_dev_verbs_query_globaltimer();
     for (i = 0; i < job.iterations; i++) {
         uint8_t v = send_recv_value(i);
 
+        EX_KT_START(kt);
         if (!job.client && (status = send_recv_take(qp, job, &ticket, i, &got)) != SEND_RECV_OK)
             break;
+        if (!job.client)
+            EX_KT_STOP(kt, EX_KT_WAIT);
+        EX_KT_START(kt);
         /* The send buffer is the NIC's until the last send completed. */
         if (posted && doca_gpu_dev_verbs_poll_cq_at<SR_RSM>(cq, sent) != 0) {
             status = SEND_RECV_CQE_ERROR;
@@ -72,10 +78,15 @@ __global__ void send_recv_kernel(struct doca_gpu_dev_verbs_qp *qp, struct send_r
         job.send[job.size - 1] = v;
         doca_gpu_dev_verbs_send<SR_RSM, SR_NIC>(qp, saddr, job.size, &sent);
         posted = true;
+        EX_KT_STOP(kt, EX_KT_POST);
+        EX_KT_START(kt);
         if (job.client && (status = send_recv_take(qp, job, &ticket, i, &got)) != SEND_RECV_OK)
             break;
+        if (job.client)
+            EX_KT_STOP(kt, EX_KT_WAIT);
     }
     result->elapsed_ns = doca_gpu_dev_verbs_query_globaltimer() - t0;
+    EX_KT_PRINT(kt, job.client ? "send_recv client" : "send_recv server");
     if (status == SEND_RECV_OK && posted && doca_gpu_dev_verbs_poll_cq_at<SR_RSM>(cq, sent) != 0)
         status = SEND_RECV_CQE_ERROR;
     result->status = status;

@@ -11,6 +11,7 @@
 
 #include "doca_gpunetio_dev_verbs_qp.cuh"
 #include "ex_common.h"
+#include "ex_kernel_times.cuh"
 #include "ex_oob.h"
 #include "write_lat.h"
 
@@ -45,14 +46,19 @@ __global__ void write_lat_kernel(struct doca_gpu_dev_verbs_qp *qp, struct write_
     bool posted = false;
     uint32_t i;
     uint64_t t0 = doca_gpu_dev_verbs_query_globaltimer();
+    EX_KT_DECL(kt);
 
     for (i = 0; i < job.iterations; i++) {
         uint8_t v = write_lat_value(i);
         uint64_t idx;
 
+        EX_KT_START(kt);
         if (!job.client &&
             (status = write_lat_wait(flag, v, cq, posted, last, job.timeout_ns)) != WRITE_LAT_OK)
             break;
+        if (!job.client)
+            EX_KT_STOP(kt, EX_KT_WAIT);
+        EX_KT_START(kt);
         job.send[job.size - 1] = v; /* ordered before the doorbell by submit's system fence */
         idx = doca_gpu_dev_verbs_reserve_wq_slots<WL_RSM>(qp, 1);
         doca_gpu_dev_verbs_wqe_prepare_write(
@@ -67,11 +73,16 @@ __global__ void write_lat_kernel(struct doca_gpu_dev_verbs_qp *qp, struct write_
             doca_gpu_dev_verbs_submit<WL_RSM>(qp, idx + 1);
         last = idx;
         posted = true;
+        EX_KT_STOP(kt, EX_KT_POST);
+        EX_KT_START(kt);
         if (job.client &&
             (status = write_lat_wait(flag, v, cq, posted, last, job.timeout_ns)) != WRITE_LAT_OK)
             break;
+        if (job.client)
+            EX_KT_STOP(kt, EX_KT_WAIT);
     }
     result->elapsed_ns = doca_gpu_dev_verbs_query_globaltimer() - t0;
+    EX_KT_PRINT(kt, job.client ? "write_lat client" : "write_lat server");
     /* The last write must complete before the buffers may change. */
     if (status == WRITE_LAT_OK && posted && doca_gpu_dev_verbs_poll_cq_at<WL_RSM>(cq, last) != 0)
         status = WRITE_LAT_CQE_ERROR;
