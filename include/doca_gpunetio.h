@@ -109,9 +109,12 @@ struct doca_gpu_verbs_qp_error_info {
  * host memory, and the QP's doorbell record in host memory, for a receive
  * queue of RDMA writes with immediate that a service drains
  * (doca_gpu_verbs_service_monitor_qp); every receive WQE (no scatter
- * entries) is handed to the NIC here. Both NULL: no receive side.
+ * entries) is handed to the NIC here. cq_rq alone (the QP's own receive
+ * CQ, overrun-ignored, as deep as the receive queue): the data path owns
+ * the receive queue (the two-sided device calls). Both NULL: no receive side.
  * cq_type is the CQ's kind (CQ_64B, CQ_64B_COLLAPSED) or CQ_UNKNOWN to take
- * it from cq_sq; enable_data_direct must be false (no Data Direct NIC).
+ * it from cq_sq; enable_data_direct is accepted and changes nothing (DOCA's
+ * maps a descriptor for the CPU through Data Direct on GDRCopy's paths only).
  * gpu_dev NULL builds the descriptor in host memory for CPU threads.
  * The CQ must have been made with DOCA_VERBS_CQ_ENABLE_OVERRUN (the data
  * path matches completions to WQEs and never returns CQ credits).
@@ -120,7 +123,7 @@ struct doca_gpu_verbs_qp_error_info {
  * DOCA_GPUNETIO_VERBS_MAX_SQ_WQE_NUM, rings in GPU memory with gpu_dev NULL,
  * cq_rq not the QP's receive CQ or without dbr_cpu_ptr, cq_rq for a QP
  * without its own receive queue), NOT_SUPPORTED (a handler this machine
- * cannot do, with the reason; CQ_64B_COLLAPSED_HOST; Data Direct; a receive
+ * cannot do, with the reason; CQ_64B_COLLAPSED_HOST; a service's receive
  * CQ or doorbell record in GPU memory), DRIVER, NO_MEMORY.
  */
 DOCA_STABLE doca_error_t doca_gpu_verbs_export_qp(

@@ -111,6 +111,8 @@ static void ex_usage(const struct ex_info *ex, FILE *out)
             "  -p <handler>       NIC handler, default 0 (AUTO); one of\n"
             "                     %s\n"
             "  -l <index>         GID index (default 0)\n"
+            "  -z <0|1>           1: register the GPU buffers through the NIC's Data Direct\n"
+            "                     device (GPU execution; pass it to both sides)\n"
             "  -P, --port <port>  out-of-band TCP port (default %d; a server given 0 picks\n"
             "                     a free port and prints it)\n"
             "  --exec <gpu|cpu>   data path in CUDA kernels (default) or in CPU threads\n"
@@ -144,7 +146,7 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
             {"help", no_argument, NULL, 'h'},
             {NULL, 0, NULL, 0},
     };
-    char shorts[32] = "c:d:g:i:l:p:P:h";
+    char shorts[32] = "c:d:g:i:l:p:P:z:h";
     char handlers[256];
     unsigned long v;
     int c;
@@ -212,6 +214,11 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
             if (ex_number("-l", optarg, 0, 255, &v) != 0)
                 return -1;
             a->gid_index = (uint8_t)v;
+            break;
+        case 'z':
+            if (ex_number("-z", optarg, 0, 1, &v) != 0)
+                return -1;
+            a->data_direct = (uint32_t)v;
             break;
         case 'P':
             if (ex_number("-P", optarg, 0, 65535, &v) != 0)

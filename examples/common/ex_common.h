@@ -74,6 +74,7 @@ struct ex_args {
     enum ex_exec exec;                               /* --exec */
     uint8_t gid_index;                               /* -l */
     uint16_t port; /* -P: out-of-band TCP port (server: 0 picks a free one) */
+    uint32_t data_direct; /* -z 1: GPU buffers registered through the NIC's Data Direct device */
 };
 
 /*

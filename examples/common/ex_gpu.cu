@@ -161,3 +161,55 @@ extern "C" int ex_gpu_memset(void *dst_gpu, int value, size_t len)
         return -1;
     return ex_cuda_check(cudaDeviceSynchronize(), "cudaMemset");
 }
+
+/*
+ * Data Direct's dma-bufs: cuMemGetHandleForAddressRange with the PCIe
+ * mapping type, which CUDA 12.8 added; taken from the driver library the
+ * runtime loaded, so nothing links libcuda.
+ */
+#define EX_CU_DMA_BUF_FD    1 /* CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD */
+#define EX_CU_MAPPING_PCIE  1 /* CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE */
+#define EX_CUDA_PCIE_DMABUF 12080
+
+typedef int (*ex_cu_handle_fn)(void *handle, unsigned long long dptr, size_t size, int type,
+                               unsigned long long flags);
+
+extern "C" int ex_gpu_dmabuf_pcie_supported(char *why, size_t why_len)
+{
+    int driver = 0;
+
+    if (CUDART_VERSION < EX_CUDA_PCIE_DMABUF) {
+        snprintf(why, why_len,
+                 "built with CUDA %d.%d: a dma-buf mapped for PCIe needs CUDA 12.8 or newer",
+                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+        return -1;
+    }
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver < EX_CUDA_PCIE_DMABUF) {
+        snprintf(why, why_len,
+                 "the CUDA driver is %d.%d: a dma-buf mapped for PCIe needs 12.8 or newer",
+                 driver / 1000, driver % 1000 / 10);
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int ex_gpu_dmabuf_pcie_fd(void *addr, size_t len, int *fd)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    ex_cu_handle_fn get =
+            lib != NULL ? (ex_cu_handle_fn)dlsym(lib, "cuMemGetHandleForAddressRange") : NULL;
+    int rc;
+
+    if (get == NULL) {
+        EX_ERR("the CUDA driver (libcuda.so.1) has no cuMemGetHandleForAddressRange");
+        return -1;
+    }
+    rc = get(fd, (unsigned long long)(uintptr_t)addr, len, EX_CU_DMA_BUF_FD, EX_CU_MAPPING_PCIE);
+    if (rc != 0) {
+        EX_ERR("cuMemGetHandleForAddressRange (dma-buf mapped for PCIe) of %zu bytes at %p: "
+               "CUDA error %d",
+               len, addr, rc);
+        return -1;
+    }
+    return 0;
+}

@@ -46,6 +46,15 @@ void ex_gpu_stream_destroy(void *stream);
 int ex_gpu_run_timed(void *stream, int (*launch)(void *arg, void *stream), void *arg,
                      const char *what, unsigned timeout_s, double *elapsed_us);
 
+/*
+ * Whether this build and driver give dma-bufs mapped for PCIe (CUDA 12.8's
+ * CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE, which Data Direct needs):
+ * 0, or -1 with the reason in why.
+ */
+int ex_gpu_dmabuf_pcie_supported(char *why, size_t why_len);
+/* A dma-buf of len bytes of GPU memory at addr, mapped for PCIe, in *fd. 0, or -1 (logged). */
+int ex_gpu_dmabuf_pcie_fd(void *addr, size_t len, int *fd);
+
 int ex_gpu_memcpy_to_gpu(void *dst_gpu, const void *src, size_t len);
 int ex_gpu_memcpy_from_gpu(void *dst, const void *src_gpu, size_t len);
 int ex_gpu_memset(void *dst_gpu, int value, size_t len);

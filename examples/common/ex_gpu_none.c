@@ -83,3 +83,17 @@ int ex_gpu_memset(void *dst_gpu, int value, size_t len)
     (void)len;
     return ex_no_cuda();
 }
+
+int ex_gpu_dmabuf_pcie_supported(char *why, size_t why_len)
+{
+    snprintf(why, why_len, "this build has no CUDA");
+    return -1;
+}
+
+int ex_gpu_dmabuf_pcie_fd(void *addr, size_t len, int *fd)
+{
+    (void)addr;
+    (void)len;
+    (void)fd;
+    return ex_no_cuda();
+}

@@ -380,3 +380,14 @@ bool ex_oob_peer_gone(void)
     n = recv(ex_oob_watched, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
+
+bool ex_oob_peer_gone_within(int ms)
+{
+    struct pollfd p = {.fd = ex_oob_watched, .events = POLLIN | POLLRDHUP};
+
+    if (ex_oob_watched < 0)
+        return false;
+    /* Data from a live peer wakes the poll too: the peek says which it was. */
+    (void)poll(&p, 1, ms);
+    return ex_oob_peer_gone();
+}

@@ -88,6 +88,13 @@ int ex_oob_barrier(int fd);
 void ex_oob_watch(int fd);
 /* True once the watched connection was closed by the peer (a non-blocking peek). */
 bool ex_oob_peer_gone(void);
+/*
+ * The same, waiting up to ms for it: after a failure that a dead peer
+ * causes (an error CQE), its connection's end may arrive a moment later.
+ */
+bool ex_oob_peer_gone_within(int ms);
+/* How long a failed run waits for the peer's end before it calls the failure its own. */
+#define EX_OOB_GONE_MS 500
 
 #ifdef __cplusplus
 }

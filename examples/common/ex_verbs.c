@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "doca_verbs.h"
+#include "ex_data_direct.h"
 #include "ex_gpu.h"
 
 #define EX_ATTR(x) DOCA_VERBS_QP_ATTR_##x
@@ -97,6 +98,13 @@ int ex_ctx_open(struct ex_ctx *c, const struct ex_args *a)
                 (int)c->port.state);
     EX_INFO("RDMA device %s port %d (%s)", c->dev_name, EX_PORT_NUM,
             c->port.link_layer == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" : "Ethernet");
+    if (a->data_direct && a->exec == EX_EXEC_CPU) {
+        EX_ERR("-z 1 registers GPU buffers through the NIC's Data Direct device, and --exec cpu "
+               "has none: drop -z 1 or run on the GPU");
+        return -1;
+    }
+    if (a->data_direct && ex_dd_check(c->ibctx, c->dev_name) != 0)
+        return -1;
     if (a->exec == EX_EXEC_GPU)
         return ex_open_gpu(c, a);
     EX_INFO("CPU execution: the data path runs in CPU threads, all memory is host memory");
@@ -497,6 +505,10 @@ static int ex_buf_gpu(struct ex_ctx *c, int access, struct ex_buf *b)
     }
     if (ex_gpu_memset(b->addr, 0, b->alloc_len) != 0)
         return -1;
+    if (c->args->data_direct) {
+        b->mr = ex_dd_reg(c->pd, b->addr, b->alloc_len, access);
+        return b->mr != NULL ? 0 : -1;
+    }
     if (doca_gpu_dmabuf_fd(c->gpu, b->addr, b->alloc_len, &fd) == DOCA_SUCCESS) {
         b->mr = ibv_reg_dmabuf_mr(c->pd, 0, b->alloc_len, (uint64_t)(uintptr_t)b->addr, fd, access);
         if (b->mr == NULL)

@@ -318,7 +318,7 @@ static int put_signal_lat_run(const struct ex_args *a)
             put_signal_lat_cpu_run(c.qp_dev, &job, &res);
         }
         /* A peer that died may first show as an error CQE or a signal not coming: say why. */
-        if (res.status != WRITE_LAT_OK && ex_oob_peer_gone())
+        if (res.status != WRITE_LAT_OK && ex_oob_peer_gone_within(EX_OOB_GONE_MS))
             res.status = WRITE_LAT_PEER_GONE;
         if (res.status != WRITE_LAT_OK) {
             EX_ERR("%u-byte messages (%s), iteration %u: %s", job.size,

@@ -212,7 +212,7 @@ static int send_recv_run(const struct ex_args *a)
             send_recv_cpu_run(c.qp_dev, &job, &res);
         }
         /* A peer that died may first show as an error CQE or a message not coming: say why. */
-        if (res.status != SEND_RECV_OK && ex_oob_peer_gone())
+        if (res.status != SEND_RECV_OK && ex_oob_peer_gone_within(EX_OOB_GONE_MS))
             res.status = SEND_RECV_PEER_GONE;
         if (res.status != SEND_RECV_OK) {
             EX_ERR("%u-byte messages, iteration %u: %s", job.size, res.iteration,

@@ -201,7 +201,7 @@ static int write_lat_run(const struct ex_args *a)
             write_lat_cpu_run(c.qp_dev, &job, &res);
         }
         /* A peer that died may first show as an error CQE or a message not coming: say why. */
-        if (res.status != WRITE_LAT_OK && ex_oob_peer_gone())
+        if (res.status != WRITE_LAT_OK && ex_oob_peer_gone_within(EX_OOB_GONE_MS))
             res.status = WRITE_LAT_PEER_GONE;
         if (res.status != WRITE_LAT_OK) {
             EX_ERR("%u-byte messages, iteration %u: %s", job.size, res.iteration,

@@ -482,19 +482,17 @@ static void export_release(struct doca_gpu_verbs_qp *gqp)
 /*
  * The CQ kind the caller asked for must be the one cq_sq is (UNKNOWN: take
  * it from the CQ). A host CQ whose consumer index a CPU proxy advances
- * (COLLAPSED_HOST) is not how this library's proxy works, and Data Direct
- * needs a NIC with a Data Direct PCIe function.
+ * (COLLAPSED_HOST) is not how this library's proxy works.
  */
 static doca_error_t check_cq_type(const doca_verbs_cq_t *cq_sq,
                                   enum doca_gpu_dev_verbs_cq_type cq_type, bool enable_data_direct)
 {
     enum doca_gpu_dev_verbs_cq_type is = gdaki_desc_cq_type(cq_sq->collapsed);
 
-    if (enable_data_direct) {
-        DOCA_LOG_ERR(
-                "enable_data_direct: no NIC here has a Data Direct function; export with false");
-        return DOCA_ERROR_NOT_SUPPORTED;
-    }
+    /* DOCA maps a descriptor for the CPU through Data Direct only on GDRCopy's paths. */
+    if (enable_data_direct)
+        DOCA_LOG_INFO("enable_data_direct: the descriptor is not mapped for the CPU (this "
+                      "library's paths need no GDRCopy), so Data Direct changes nothing for it");
     if (cq_type == DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST) {
         DOCA_LOG_ERR("cq_type CQ_64B_COLLAPSED_HOST: this library's CPU proxy leaves the CQ to the "
                      "data path; export with DOCA_GPUNETIO_VERBS_CQ_UNKNOWN or the CQ's own kind");

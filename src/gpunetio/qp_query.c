@@ -56,6 +56,18 @@ static bool qp_in_error(doca_verbs_qp_t *qp)
     return err;
 }
 
+/* The error a CQ recorded, as the host API reports it. */
+static void error_info_of(const struct doca_gpu_dev_verbs_qp_err *e,
+                          struct doca_gpu_verbs_qp_error_info *info)
+{
+    info->has_error = true;
+    info->syndrome = e->syndrome;
+    info->vendor_err_synd = e->vendor_err_synd;
+    info->hw_err_synd = e->hw_err_synd;
+    info->hw_synd_type = e->hw_synd_type;
+    info->wqe_counter = (int)e->wqe_counter;
+}
+
 doca_error_t doca_gpu_verbs_query_last_error(struct doca_gpu_verbs_qp *qp,
                                              struct doca_gpu_verbs_qp_error_info *info)
 {
@@ -72,15 +84,12 @@ doca_error_t doca_gpu_verbs_query_last_error(struct doca_gpu_verbs_qp *qp,
     if (err != DOCA_SUCCESS)
         return err;
     memset(info, 0, sizeof(*info));
-    if (desc.cq_sq.err.has_error == 1) {
-        info->has_error = true;
-        info->syndrome = desc.cq_sq.err.syndrome;
-        info->vendor_err_synd = desc.cq_sq.err.vendor_err_synd;
-        info->hw_err_synd = desc.cq_sq.err.hw_err_synd;
-        info->hw_synd_type = desc.cq_sq.err.hw_synd_type;
-        info->wqe_counter = (int)desc.cq_sq.err.wqe_counter;
-        return DOCA_SUCCESS;
-    }
-    info->has_error = qp_in_error(qp->qp);
+    /* The send CQ's first error, else the data path's receive CQ's (two-sided). */
+    if (desc.cq_sq.err.has_error == 1)
+        error_info_of(&desc.cq_sq.err, info);
+    else if (desc.rq_wqe_num != 0 && desc.cq_rq.err.has_error == 1)
+        error_info_of(&desc.cq_rq.err, info);
+    else
+        info->has_error = qp_in_error(qp->qp);
     return DOCA_SUCCESS;
 }

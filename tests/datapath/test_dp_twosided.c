@@ -262,6 +262,9 @@ static void error_then_reset(struct vt_dev *d, struct side *a, struct side *b)
     CHECK(b->dev->cq_rq.err.has_error == 1 &&
                   b->dev->cq_rq.err.syndrome == PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR,
           "receive error recorded: syndrome 0x%x", b->dev->cq_rq.err.syndrome);
+    CHECK(doca_gpu_verbs_query_last_error(b->gqp, &info) == DOCA_SUCCESS && info.has_error &&
+                  info.syndrome == PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+          "the receiver's error is reported: syndrome 0x%x", info.syndrome);
     /* The receive side is in error: a later receive fails at once instead of waiting forever. */
     r = gdaki_recv(b->dev, addr_of(b, rbuf(b, 1)), MSG, EXCL);
     CHECK(gdaki_recv_wait(b->dev, r, EXCL, 0, &cqe) == -EIO, "a receive on a QP in error");

@@ -126,16 +126,19 @@ static void test_export_refusals(void **state)
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, other, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
-    /* The CQ kind must be the CQ's (f->cq is not collapsed); no host CQ, no Data Direct. */
+    /* The CQ kind must be the CQ's (f->cq is not collapsed); no host CQ. */
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED, false, &g),
                      DOCA_ERROR_INVALID_VALUE);
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST, false, &g),
                      DOCA_ERROR_NOT_SUPPORTED);
+    /* Data Direct: accepted, it changes nothing here (DOCA's changes GDRCopy's CPU mapping). */
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, NULL, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_64B, true, &g),
-                     DOCA_ERROR_NOT_SUPPORTED);
+                     DOCA_SUCCESS);
+    assert_int_equal(doca_gpu_verbs_unexport_qp(NULL, g), DOCA_SUCCESS);
+    g = NULL;
     /* 5.0's receive side: the QP's own receive CQ with the record's CPU address, or neither. */
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), NULL, f->cq, f->cq, NULL, VALID,
                                               DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
@@ -396,8 +399,11 @@ static void test_hl_refusals(void **state)
     a.send_dbr_mode_ext = VALID;
     a.flags = 0x4; /* not a flag (0x2 is PREFER_UAR_SHARING) */
     assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_INVALID_VALUE);
+    /* Data Direct changes only descriptors mapped for the CPU (GDRCopy's): accepted, as DOCA. */
     a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT;
-    assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(doca_gpu_verbs_create_qp_hl(&a, &hl), DOCA_SUCCESS);
+    assert_int_equal(doca_gpu_verbs_destroy_qp_hl(hl), DOCA_SUCCESS);
+    hl = NULL;
     a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_NONE;
     a.rq_nwqe = 16; /* a receive queue: single QPs only, as DOCA's */
     assert_int_equal(doca_gpu_verbs_create_qp_group_hl(&a, &g), DOCA_ERROR_NOT_SUPPORTED);

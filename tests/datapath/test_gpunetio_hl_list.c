@@ -394,11 +394,8 @@ static void test_list_refusals(void **state)
         a.sq_nwqe = SQ_NWQE;
     }
     /* Refused by the export of the first QP: everything made so far is released. */
-    a.flags = DOCA_GPUNETIO_VERBS_QP_INIT_ATTR_FLAGS_SUPPORT_DATA_DIRECT;
-    assert_int_equal(doca_gpu_verbs_create_qp_list_hl(&a, NQPS, &l), DOCA_ERROR_NOT_SUPPORTED);
-    assert_int_equal(doca_gpu_verbs_create_qp_group_list_hl(&a, 2, &g), DOCA_ERROR_NOT_SUPPORTED);
-    a.flags = 0;
     a.cq_type = DOCA_GPUNETIO_VERBS_CQ_64B_COLLAPSED_HOST;
+    assert_int_equal(doca_gpu_verbs_create_qp_group_list_hl(&a, 2, &g), DOCA_ERROR_NOT_SUPPORTED);
     a.net_dev = NULL; /* and the device the list opened is closed again */
     assert_int_equal(doca_gpu_verbs_create_qp_list_hl(&a, NQPS, &l), DOCA_ERROR_NOT_SUPPORTED);
     assert_null(l);
