@@ -13,6 +13,8 @@
 #                         the daemon runs, 1 otherwise (nothing left behind).
 #                         GPUNETIO_MPS=0: never.
 #   mps_stop              ends a daemon mps_start started (no-op otherwise).
+#   mps_joined            0 when CUDA_MPS_PIPE_DIRECTORY names a running daemon
+#                         (the test run's, tests/gpu_mps_fixture.sh), 1 otherwise.
 
 mps_running=0
 
@@ -29,6 +31,10 @@ mps_start() {
     echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true
     unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
     return 1
+}
+
+mps_joined() {
+    [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ]
 }
 
 mps_stop() {

@@ -170,6 +170,7 @@ extern "C" int ex_gpu_memset(void *dst_gpu, int value, size_t len)
 #define EX_CU_DMA_BUF_FD    1 /* CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD */
 #define EX_CU_MAPPING_PCIE  1 /* CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE */
 #define EX_CUDA_PCIE_DMABUF 12080
+#define EX_CU_NOT_SUPPORTED 801 /* CUDA_ERROR_NOT_SUPPORTED */
 
 typedef int (*ex_cu_handle_fn)(void *handle, unsigned long long dptr, size_t size, int type,
                                unsigned long long flags);
@@ -195,20 +196,34 @@ extern "C" int ex_gpu_dmabuf_pcie_supported(char *why, size_t why_len)
 
 extern "C" int ex_gpu_dmabuf_pcie_fd(void *addr, size_t len, int *fd)
 {
+    static int pcie_refused; /* the driver said once that it cannot map for PCIe */
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     ex_cu_handle_fn get =
             lib != NULL ? (ex_cu_handle_fn)dlsym(lib, "cuMemGetHandleForAddressRange") : NULL;
-    int rc;
+    int rc = EX_CU_NOT_SUPPORTED;
 
     if (get == NULL) {
         EX_ERR("the CUDA driver (libcuda.so.1) has no cuMemGetHandleForAddressRange");
         return -1;
     }
-    rc = get(fd, (unsigned long long)(uintptr_t)addr, len, EX_CU_DMA_BUF_FD, EX_CU_MAPPING_PCIE);
+    if (!pcie_refused)
+        rc = get(fd, (unsigned long long)(uintptr_t)addr, len, EX_CU_DMA_BUF_FD,
+                 EX_CU_MAPPING_PCIE);
+    if (rc == EX_CU_NOT_SUPPORTED) {
+        /* Some GPUs and platforms cannot map for PCIe (an H200 VM answers so); as NCCL
+         * does, fall back to the default mapping, which reaches the NIC through the
+         * host bridge instead of the GPU's own PCIe function. */
+        if (!pcie_refused)
+            EX_WARN("-z 1: this GPU or driver cannot map a dma-buf for PCIe (CUDA error %d, "
+                    "CUDA_ERROR_NOT_SUPPORTED): Data Direct registrations use the default "
+                    "dma-buf mapping",
+                    rc);
+        pcie_refused = 1;
+        rc = get(fd, (unsigned long long)(uintptr_t)addr, len, EX_CU_DMA_BUF_FD, 0);
+    }
     if (rc != 0) {
-        EX_ERR("cuMemGetHandleForAddressRange (dma-buf mapped for PCIe) of %zu bytes at %p: "
-               "CUDA error %d",
-               len, addr, rc);
+        EX_ERR("cuMemGetHandleForAddressRange (dma-buf%s) of %zu bytes at %p: CUDA error %d",
+               pcie_refused ? "" : " mapped for PCIe", len, addr, rc);
         return -1;
     }
     return 0;

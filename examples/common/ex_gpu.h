@@ -52,7 +52,11 @@ int ex_gpu_run_timed(void *stream, int (*launch)(void *arg, void *stream), void 
  * 0, or -1 with the reason in why.
  */
 int ex_gpu_dmabuf_pcie_supported(char *why, size_t why_len);
-/* A dma-buf of len bytes of GPU memory at addr, mapped for PCIe, in *fd. 0, or -1 (logged). */
+/*
+ * A dma-buf of len bytes of GPU memory at addr in *fd, mapped for PCIe, or
+ * with the default mapping (one warning) where the GPU cannot map for PCIe.
+ * 0, or -1 (logged).
+ */
 int ex_gpu_dmabuf_pcie_fd(void *addr, size_t len, int *fd);
 
 int ex_gpu_memcpy_to_gpu(void *dst_gpu, const void *src, size_t len);

@@ -9,7 +9,9 @@
 # and the client -c 127.0.0.1 -P <that port>.
 #   --gpu PROBE          a GPU run: exit 77 ("skipped: no CUDA device") unless PROBE
 #                        finds a GPU; its bus id is passed as -g, and both sides run
-#                        under a private MPS daemon where it can start (scripts/mps.sh)
+#                        under the test run's MPS daemon (CUDA_MPS_PIPE_DIRECTORY,
+#                        tests/gpu_mps_fixture.sh), else under a private one where it
+#                        can start (scripts/mps.sh)
 #   --validate           the server must print its validation success line
 #   --validate-client L  the client must print the line L (its own validation's success)
 #   --sizes "S1 S2 ..."  the client's table must have exactly these rows, sane values
@@ -92,7 +94,9 @@ if [ -n "$gpu_probe" ]; then
     fi
     [ $probe_rc -eq 0 ] || fail "the GPU probe failed ($probe_rc): $probe_out"
     args+=(-g "$(echo "$probe_out" | head -n 1)")
-    if mps_start "$tmp/mps" "$gpu_probe"; then
+    if mps_joined; then
+        echo "run_pair: server and client under the test run's MPS daemon ($CUDA_MPS_PIPE_DIRECTORY)"
+    elif mps_start "$tmp/mps" "$gpu_probe"; then
         echo "run_pair: server and client under a private MPS daemon (GPUNETIO_MPS=0: without)"
     else
         echo "run_pair: no MPS daemon: small puts wait for the other process's GPU time slice"
