@@ -14,6 +14,7 @@
 #include "core/cuda_driver.h"
 #include "core/log.h"
 #include "doca_gpunetio.h"
+#include "gdrcopy.h"
 
 /* One per GPU and process; doca_gpu_create() of the same GPU again counts a reference. */
 struct doca_gpu {
@@ -83,12 +84,13 @@ bool gpunetio_env_is_1(const char *name);
 /* One doca_gpu_mem_alloc() allocation, on its context's list (under gpu->lock). */
 struct gpunetio_alloc {
     enum doca_gpu_mem_type mtype;
-    void *gpu_ptr;             /* the aligned address given to the caller (kernels use it) */
-    void *cpu_ptr;             /* the aligned CPU address, NULL for DOCA_GPU_MEM_TYPE_GPU */
-    size_t size;               /* bytes asked for */
-    core_cu_deviceptr raw_gpu; /* what cuMemAlloc returned (GPU memory) */
-    void *raw_host;            /* what cuMemHostAlloc returned (host memory) */
-    size_t raw_size;           /* bytes allocated, with the alignment padding */
+    void *gpu_ptr;               /* the aligned address given to the caller (kernels use it) */
+    void *cpu_ptr;               /* the aligned CPU address, NULL for DOCA_GPU_MEM_TYPE_GPU */
+    size_t size;                 /* bytes asked for */
+    core_cu_deviceptr raw_gpu;   /* what cuMemAlloc returned (GPU memory) */
+    void *raw_host;              /* what cuMemHostAlloc returned (host memory) */
+    size_t raw_size;             /* bytes allocated, with the alignment padding */
+    struct gpunetio_gdr_map gdr; /* DOCA_GPU_MEM_TYPE_GPU_CPU: its GDRCopy mapping */
     struct gpunetio_alloc *next;
 };
 
@@ -97,12 +99,5 @@ struct gpunetio_alloc {
  * address); copies the allocation's description to *out (may be NULL).
  */
 bool gpunetio_mem_find(doca_gpu_t *gpu, const void *addr, size_t len, struct gpunetio_alloc *out);
-
-/*
- * Why GPU memory cannot be mapped for the CPU here (one line naming
- * GDRCopy, or that it is disabled), NULL when libgdrapi.so.2 loads. Nothing
- * is logged.
- */
-const char *gpunetio_gdrcopy_unavailable_reason(void);
 
 #endif /* GPUNETIO_INTERNAL_H */

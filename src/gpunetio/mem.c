@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory of a GPU context: GPU memory (cuMemAlloc), pinned host memory the
- * GPU maps (cuMemHostAlloc), and dma-buf export of GPU memory. Every
+ * Memory of a GPU context: GPU memory (cuMemAlloc), GPU memory mapped for the
+ * CPU through GDRCopy (gdrcopy.c), pinned host memory the GPU maps
+ * (cuMemHostAlloc), and dma-buf export of GPU memory. Every
  * allocation is on its context's list and holds the context; alignment is
  * honoured by allocating more and giving an aligned address inside.
  */
@@ -9,45 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dl.h"
 #include "core/sdk.h"
 #include "gpunetio_internal.h"
-
-static const struct core_dl_library gdrcopy_library = {
-        .what = "GDRCopy",
-        .soname = GPUNETIO_GDRAPI_SONAME,
-        .env = GPUNETIO_GDRAPI_ENV,
-        .remedy = "install GDRCopy and load its gdrdrv kernel module",
-        .symbols = NULL,
-        .symbol_count = 0,
-};
-
-static pthread_once_t gdrcopy_once = PTHREAD_ONCE_INIT;
-static bool gdrcopy_loaded;
-static char gdrcopy_reason[512];
-
-static void gdrcopy_probe(void)
-{
-    void *handle = NULL;
-
-    gdrcopy_loaded = core_dl_load(&gdrcopy_library, &handle, gdrcopy_reason,
-                                  sizeof(gdrcopy_reason)) == DOCA_SUCCESS;
-    /* The handle stays open for the life of the process, like the other libraries. */
-}
 
 bool gpunetio_env_is_1(const char *name)
 {
     const char *v = getenv(name);
 
     return v != NULL && strcmp(v, "1") == 0;
-}
-
-const char *gpunetio_gdrcopy_unavailable_reason(void)
-{
-    if (gpunetio_env_is_1(GPUNETIO_DISABLE_GDRCOPY_ENV))
-        return "GDRCopy is disabled (" GPUNETIO_DISABLE_GDRCOPY_ENV "=1)";
-    pthread_once(&gdrcopy_once, gdrcopy_probe);
-    return gdrcopy_loaded ? NULL : gdrcopy_reason;
 }
 
 static const char *mem_type_name(enum doca_gpu_mem_type mtype)
@@ -77,11 +47,11 @@ static doca_error_t mem_cu_status(core_cu_result rc)
 }
 
 /*
- * cuMemAlloc of size bytes with `alignment` honoured: only the driver's own
- * alignment (256) is trusted, larger ones are padded for.
+ * cuMemAlloc of bytes (>= a->size) with `alignment` honoured: only the
+ * driver's own alignment (256) is trusted, larger ones are padded for.
  */
 static doca_error_t mem_alloc_gpu(doca_gpu_t *gpu, const struct core_cuda_ops *cuda,
-                                  struct gpunetio_alloc *a, size_t alignment)
+                                  struct gpunetio_alloc *a, size_t alignment, size_t bytes)
 {
     char err[160];
     core_cu_result rc;
@@ -91,7 +61,7 @@ static doca_error_t mem_alloc_gpu(doca_gpu_t *gpu, const struct core_cuda_ops *c
         /* First with the padding the driver's guarantee needs; again with full padding. */
         size_t pad = attempt == 0 && alignment <= GPUNETIO_GPU_MEM_ALIGN ? 0 : alignment - 1;
 
-        a->raw_size = a->size + pad;
+        a->raw_size = bytes + pad;
         rc = cuda->cuMemAlloc(&a->raw_gpu, a->raw_size);
         if (rc != CORE_CU_SUCCESS) {
             DOCA_LOG_ERR("cannot allocate %zu bytes of memory on GPU %s: cuMemAlloc returned %s",
@@ -170,10 +140,41 @@ static doca_error_t mem_alloc_host(doca_gpu_t *gpu, const struct core_cuda_ops *
     return DOCA_SUCCESS;
 }
 
-static core_cu_result mem_release(const struct core_cuda_ops *cuda, const struct gpunetio_alloc *a)
+/*
+ * GPU memory mapped for the CPU: whole GDRCopy pages, from an address
+ * aligned to one, so that the CPU address of the first byte is the mapping's.
+ */
+static doca_error_t mem_alloc_gpu_cpu(doca_gpu_t *gpu, const struct core_cuda_ops *cuda,
+                                      struct gpunetio_alloc *a, size_t alignment)
+{
+    size_t pages = (a->size + GPUNETIO_GDR_PAGE_SIZE - 1) & ~(GPUNETIO_GDR_PAGE_SIZE - 1);
+    doca_error_t status;
+
+    if (alignment < GPUNETIO_GDR_PAGE_SIZE)
+        alignment = GPUNETIO_GDR_PAGE_SIZE;
+    if (pages < a->size || pages > SIZE_MAX - alignment) {
+        DOCA_LOG_ERR("size %zu does not fit the address space in whole GDRCopy pages", a->size);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    status = mem_alloc_gpu(gpu, cuda, a, alignment, pages);
+    if (status != DOCA_SUCCESS)
+        return status;
+    status = gpunetio_gdr_map((uint64_t)(uintptr_t)a->gpu_ptr, pages, &a->gdr);
+    if (status != DOCA_SUCCESS) {
+        cuda->cuMemFree(a->raw_gpu);
+        return status;
+    }
+    a->cpu_ptr = a->gdr.cpu;
+    return DOCA_SUCCESS;
+}
+
+static core_cu_result mem_release(const struct core_cuda_ops *cuda, struct gpunetio_alloc *a)
 {
     if (a->mtype == DOCA_GPU_MEM_TYPE_CPU_GPU)
         return cuda->cuMemFreeHost(a->raw_host);
+    /* A failed unmap is logged; the memory is freed anyway, which ends GDRCopy's pin too. */
+    if (a->mtype == DOCA_GPU_MEM_TYPE_GPU_CPU)
+        gpunetio_gdr_unmap(&a->gdr);
     return cuda->cuMemFree(a->raw_gpu);
 }
 
@@ -236,18 +237,12 @@ DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, si
     status = gpunetio_gpu_bind(gpu_dev, &cuda);
     if (status != DOCA_SUCCESS)
         return status;
-    if (mtype == DOCA_GPU_MEM_TYPE_GPU_CPU) {
-        why = gpunetio_gdrcopy_unavailable_reason();
-        if (why != NULL)
-            DOCA_LOG_ERR(
-                    "DOCA_GPU_MEM_TYPE_GPU_CPU: GPU memory cannot be mapped for the CPU "
-                    "without GDRCopy (libgdrapi.so.2 and the gdrdrv kernel module): %s; or use "
-                    "DOCA_GPU_MEM_TYPE_CPU_GPU (pinned host memory the GPU maps) instead",
-                    why);
-        else
-            DOCA_LOG_ERR("DOCA_GPU_MEM_TYPE_GPU_CPU: mapping GPU memory for the CPU through "
-                         "GDRCopy is not implemented yet; use DOCA_GPU_MEM_TYPE_CPU_GPU (pinned "
-                         "host memory the GPU maps) instead");
+    why = mtype == DOCA_GPU_MEM_TYPE_GPU_CPU ? gpunetio_gdrcopy_unavailable_reason() : NULL;
+    if (why != NULL) {
+        DOCA_LOG_ERR("DOCA_GPU_MEM_TYPE_GPU_CPU: GPU memory cannot be mapped for the CPU "
+                     "without GDRCopy (libgdrapi.so.2 and the gdrdrv kernel module): %s; or use "
+                     "DOCA_GPU_MEM_TYPE_CPU_GPU (pinned host memory the GPU maps) instead",
+                     why);
         return DOCA_ERROR_NOT_SUPPORTED;
     }
     a = calloc(1, sizeof(*a));
@@ -258,7 +253,9 @@ DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, si
     a->mtype = mtype;
     a->size = size;
     if (mtype == DOCA_GPU_MEM_TYPE_GPU)
-        status = mem_alloc_gpu(gpu_dev, cuda, a, alignment);
+        status = mem_alloc_gpu(gpu_dev, cuda, a, alignment, size);
+    else if (mtype == DOCA_GPU_MEM_TYPE_GPU_CPU)
+        status = mem_alloc_gpu_cpu(gpu_dev, cuda, a, alignment);
     else
         status = mem_alloc_host(gpu_dev, cuda, a, alignment);
     if (status != DOCA_SUCCESS) {

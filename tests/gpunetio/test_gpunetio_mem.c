@@ -5,12 +5,17 @@
  *   all               allocation, alignment, refusals, dma-buf (GDRCopy absent)
  *   no-dmabuf         FAKE_CUDA_DMABUF=0: dma-buf is NOT_SUPPORTED
  *   gdrcopy-disabled  DOCA_GPUNETIO_DISABLE_GDRCOPY=1
- *   gdrcopy-present   DOCA_GPUNETIO_LIBGDRAPI names a library that loads
+ *   gdrcopy-present   DOCA_GPUNETIO_LIBGDRAPI names the stand-in GDRCopy (fake_gdrapi.c)
+ *   gdrcopy-no-driver the same, with FAKE_GDR_NO_DRIVER=1 (no gdrdrv kernel module)
+ *   gdrcopy-not-gdrapi DOCA_GPUNETIO_LIBGDRAPI names a library without GDRCopy's calls
  */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include <pthread.h>
@@ -404,13 +409,75 @@ static void test_gdrcopy_disabled(void **state)
                   "disabled (DOCA_GPUNETIO_DISABLE_GDRCOPY=1)");
 }
 
-static void test_gdrcopy_present_is_not_faked(void **state)
+/* The stand-in libgdrapi's count of live pins (tests/gpunetio/fake_gdrapi.c). */
+static int gdr_live(size_t *last_size)
 {
+    void *lib = dlopen(getenv("DOCA_GPUNETIO_LIBGDRAPI"), RTLD_NOW | RTLD_NOLOAD);
+    int (*live)(size_t *) = lib != NULL ? (int (*)(size_t *))dlsym(lib, "fake_gdr_live") : NULL;
+    int n;
+
+    assert_non_null(live);
+    n = live(last_size);
+    dlclose(lib);
+    return n;
+}
+
+/* GPU memory mapped for the CPU: whole 64 KiB pages from a page-aligned address, all undone. */
+static void test_gdrcopy_maps_gpu_memory(void **state)
+{
+    void *gp = NULL, *cp = NULL, *gp2 = NULL, *cp2 = NULL;
+    size_t last = 0;
+
     (void)state;
     assert_null(gpunetio_gdrcopy_unavailable_reason());
-    alloc_refused(gpu, 65536, 0, DOCA_GPU_MEM_TYPE_GPU_CPU, true, DOCA_ERROR_NOT_SUPPORTED,
-                  "mapping GPU memory for the CPU through GDRCopy is not implemented yet; use "
-                  "DOCA_GPU_MEM_TYPE_CPU_GPU");
+    assert_int_equal(doca_gpu_mem_alloc(gpu, 100, 0, DOCA_GPU_MEM_TYPE_GPU_CPU, &gp, &cp),
+                     DOCA_SUCCESS);
+    assert_non_null(gp);
+    assert_ptr_equal(cp, gp); /* the stand-in maps the fake GPU memory where it is */
+    assert_int_equal((uintptr_t)gp % GPUNETIO_GDR_PAGE_SIZE, 0);
+    assert_int_equal(gdr_live(&last), 1);
+    assert_int_equal(last, GPUNETIO_GDR_PAGE_SIZE);
+    assert_true(all_bytes(cp, 0, 100)); /* zeroed, as every GPU allocation */
+    memset(cp, 0x5a, 100);
+    /* 200 KiB with a 1 MiB alignment: four pages, from a 1 MiB boundary. */
+    assert_int_equal(
+            doca_gpu_mem_alloc(gpu, 200 * 1024, 1 << 20, DOCA_GPU_MEM_TYPE_GPU_CPU, &gp2, &cp2),
+            DOCA_SUCCESS);
+    assert_int_equal((uintptr_t)gp2 % (1 << 20), 0);
+    assert_int_equal(gdr_live(&last), 2);
+    assert_int_equal(last, 4 * GPUNETIO_GDR_PAGE_SIZE);
+    assert_true(gpunetio_mem_find(gpu, (char *)gp2 + 1000, 1000, NULL));
+    assert_int_equal(doca_gpu_mem_free(gpu, gp), DOCA_SUCCESS);
+    assert_int_equal(doca_gpu_mem_free(gpu, gp2), DOCA_SUCCESS);
+    assert_int_equal(gdr_live(&last), 0);
+}
+
+/* Without the gdrdrv module (gdr_open fails) or a pin refused: nothing allocated, one line. */
+static void test_gdrcopy_refusals(void **state)
+{
+    size_t last;
+
+    (void)state;
+    setenv("FAKE_GDR_PIN_FAIL", "1", 1);
+    alloc_refused(gpu, 4096, 0, DOCA_GPU_MEM_TYPE_GPU_CPU, true, DOCA_ERROR_DRIVER,
+                  "gdr_pin_buffer of 65536 bytes of GPU memory");
+    unsetenv("FAKE_GDR_PIN_FAIL");
+    assert_int_equal(gdr_live(&last), 0);
+}
+
+static void test_gdrcopy_not_gdrapi(void **state)
+{
+    (void)state;
+    assert_non_null(gpunetio_gdrcopy_unavailable_reason());
+    alloc_refused(gpu, 4096, 0, DOCA_GPU_MEM_TYPE_GPU_CPU, true, DOCA_ERROR_NOT_SUPPORTED,
+                  "libc.so.6 has no symbol gdr_open");
+}
+
+static void test_gdrcopy_no_driver(void **state)
+{
+    (void)state;
+    alloc_refused(gpu, 4096, 0, DOCA_GPU_MEM_TYPE_GPU_CPU, true, DOCA_ERROR_NOT_SUPPORTED,
+                  "gdr_open failed: the gdrdrv kernel module is not loaded");
 }
 
 int main(int argc, char **argv)
@@ -433,7 +500,14 @@ int main(int argc, char **argv)
             cmocka_unit_test_teardown(test_gdrcopy_disabled, test_teardown),
     };
     const struct CMUnitTest gdrcopy_present[] = {
-            cmocka_unit_test_teardown(test_gdrcopy_present_is_not_faked, test_teardown),
+            cmocka_unit_test_teardown(test_gdrcopy_maps_gpu_memory, test_teardown),
+            cmocka_unit_test_teardown(test_gdrcopy_refusals, test_teardown),
+    };
+    const struct CMUnitTest gdrcopy_not_gdrapi[] = {
+            cmocka_unit_test_teardown(test_gdrcopy_not_gdrapi, test_teardown),
+    };
+    const struct CMUnitTest gdrcopy_no_driver[] = {
+            cmocka_unit_test_teardown(test_gdrcopy_no_driver, test_teardown),
     };
     const char *mode = argc > 1 ? argv[1] : "all";
 
@@ -445,6 +519,10 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(gdrcopy_disabled, group_setup, group_teardown);
     if (strcmp(mode, "gdrcopy-present") == 0)
         return cmocka_run_group_tests(gdrcopy_present, group_setup, group_teardown);
+    if (strcmp(mode, "gdrcopy-not-gdrapi") == 0)
+        return cmocka_run_group_tests(gdrcopy_not_gdrapi, group_setup, group_teardown);
+    if (strcmp(mode, "gdrcopy-no-driver") == 0)
+        return cmocka_run_group_tests(gdrcopy_no_driver, group_setup, group_teardown);
     fprintf(stderr, "unknown group %s\n", mode);
     return 2;
 }
