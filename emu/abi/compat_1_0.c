@@ -13,21 +13,21 @@
 
 #include "abi/unsupported.h"
 
-#define COMPAT_1_0(type, name, value)                                             \
-    __attribute__((visibility("default"))) type compat_1_0_##name(void);          \
-    type compat_1_0_##name(void)                                                  \
-    {                                                                             \
-        emu_unsupported(#name "@IBVERBS_1.0");                                    \
-        return value;                                                             \
-    }                                                                             \
+#define COMPAT_1_0(type, name, value)                                    \
+    __attribute__((visibility("default"))) type compat_1_0_##name(void); \
+    type compat_1_0_##name(void)                                         \
+    {                                                                    \
+        emu_unsupported(#name "@IBVERBS_1.0");                           \
+        return value;                                                    \
+    }                                                                    \
     __asm__(".symver compat_1_0_" #name ", " #name "@IBVERBS_1.0");
 
-#define COMPAT_1_0_VOID(name)                                                     \
-    __attribute__((visibility("default"))) void compat_1_0_##name(void);          \
-    void compat_1_0_##name(void)                                                  \
-    {                                                                             \
-        emu_unsupported(#name "@IBVERBS_1.0");                                    \
-    }                                                                             \
+#define COMPAT_1_0_VOID(name)                                            \
+    __attribute__((visibility("default"))) void compat_1_0_##name(void); \
+    void compat_1_0_##name(void)                                         \
+    {                                                                    \
+        emu_unsupported(#name "@IBVERBS_1.0");                           \
+    }                                                                    \
     __asm__(".symver compat_1_0_" #name ", " #name "@IBVERBS_1.0");
 
 /* Calls returning an object: NULL. */

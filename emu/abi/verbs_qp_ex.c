@@ -21,10 +21,21 @@ static struct emu_qp_wr *qp_wr(struct ibv_qp_ex *qpx)
     return emu_qp_of_ex(qpx)->wr;
 }
 
-/* True while the calling thread builds between wr_start and wr_complete; logs otherwise. */
-static bool qp_wr_building(struct emu_qp_wr *w, const char *call)
+/*
+ * True when the calling thread is the one between wr_start and wr_complete.
+ * `started` and `owner` are read atomically: another thread's wr_start reads
+ * them while the builder's thread may be writing them.
+ */
+static bool qp_wr_mine(const struct emu_qp_wr *w)
 {
-    if (w->started && pthread_equal(w->owner, pthread_self()))
+    return __atomic_load_n(&w->started, __ATOMIC_ACQUIRE) &&
+           pthread_equal(__atomic_load_n(&w->owner, __ATOMIC_RELAXED), pthread_self());
+}
+
+/* True while the calling thread builds between wr_start and wr_complete; logs otherwise. */
+static bool qp_wr_building(const struct emu_qp_wr *w, const char *call)
+{
+    if (qp_wr_mine(w))
         return true;
     EMU_LOG_ERR("%s: called outside ibv_wr_start .. ibv_wr_complete; ignored", call);
     return false;
@@ -34,9 +45,11 @@ void emu_qp_wr_fail(struct ibv_qp_ex *qpx, int err, const char *call)
 {
     struct emu_qp_wr *w = qp_wr(qpx);
 
-    EMU_LOG_ERR("%s: %s on QP 0x%x; the work requests since ibv_wr_start will not be posted",
-                call, strerror(err), emu_qp_of_ex(qpx)->qpn);
-    if (w != NULL && qp_wr_building(w, call) && w->err == 0)
+    if (!qp_wr_building(w, call))
+        return;
+    EMU_LOG_ERR("%s: %s on QP 0x%x; the work requests since ibv_wr_start will not be posted", call,
+                strerror(err), emu_qp_of_ex(qpx)->qpn);
+    if (w->err == 0)
         w->err = err;
 }
 
@@ -83,15 +96,15 @@ static void qp_wr_start(struct ibv_qp_ex *qpx)
     struct emu_qp *qp = emu_qp_of_ex(qpx);
     struct emu_qp_wr *w = qp->wr;
 
-    if (w->started && pthread_equal(w->owner, pthread_self())) {
+    if (qp_wr_mine(w)) {
         EMU_LOG_ERR("ibv_wr_start: QP 0x%x is already between ibv_wr_start and "
                     "ibv_wr_complete in this thread; ignored",
                     qp->qpn);
         return;
     }
     pthread_mutex_lock(&qp->post_lock);
-    w->started = true;
-    w->owner = pthread_self();
+    __atomic_store_n(&w->owner, pthread_self(), __ATOMIC_RELAXED);
+    __atomic_store_n(&w->started, true, __ATOMIC_RELEASE);
     w->open = false;
     w->err = 0;
     w->start_producer = qp->sq_producer;
@@ -100,7 +113,7 @@ static void qp_wr_start(struct ibv_qp_ex *qpx)
 /* Ends the building: the lock wr_start took is given back. */
 static void qp_wr_end(struct emu_qp *qp)
 {
-    qp->wr->started = false;
+    __atomic_store_n(&qp->wr->started, false, __ATOMIC_RELEASE);
     qp->wr->open = false;
     pthread_mutex_unlock(&qp->post_lock);
 }
@@ -135,7 +148,8 @@ static void qp_wr_abort(struct ibv_qp_ex *qpx)
 }
 
 /* Operations. */
-static void qp_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t rkey, uint64_t remote_addr, __be32 imm, const char *call)
+static void qp_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t rkey,
+                       uint64_t remote_addr, __be32 imm, const char *call)
 {
     struct ibv_send_wr *wr = qp_wr_open(qpx, opcode, call);
 
@@ -148,21 +162,18 @@ static void qp_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_
 
 static void qp_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
 {
-    qp_wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0,
-               "ibv_wr_rdma_write");
+    qp_wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0, "ibv_wr_rdma_write");
 }
 
 static void qp_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
                                  __be32 imm)
 {
-    qp_wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey,
-               remote_addr, imm, "ibv_wr_rdma_write_imm");
+    qp_wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr, imm, "ibv_wr_rdma_write_imm");
 }
 
 static void qp_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
 {
-    qp_wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, remote_addr, 0,
-               "ibv_wr_rdma_read");
+    qp_wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, remote_addr, 0, "ibv_wr_rdma_read");
 }
 
 static void qp_wr_send(struct ibv_qp_ex *qpx)
@@ -172,15 +183,15 @@ static void qp_wr_send(struct ibv_qp_ex *qpx)
 
 static void qp_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
 {
-    struct ibv_send_wr *wr =
-            qp_wr_open(qpx, IBV_WR_SEND_WITH_IMM, "ibv_wr_send_imm");
+    struct ibv_send_wr *wr = qp_wr_open(qpx, IBV_WR_SEND_WITH_IMM, "ibv_wr_send_imm");
 
     if (wr != NULL)
         wr->imm_data = imm;
 }
 
-static void qp_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t rkey, uint64_t remote_addr, uint64_t compare_add,
-                         uint64_t swap, const char *call)
+static void qp_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t rkey,
+                         uint64_t remote_addr, uint64_t compare_add, uint64_t swap,
+                         const char *call)
 {
     struct ibv_send_wr *wr = qp_wr_open(qpx, opcode, call);
 
@@ -195,15 +206,15 @@ static void qp_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint3
 static void qp_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
                                  uint64_t compare, uint64_t swap)
 {
-    qp_wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey,
-                 remote_addr, compare, swap, "ibv_wr_atomic_cmp_swp");
+    qp_wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare, swap,
+                 "ibv_wr_atomic_cmp_swp");
 }
 
 static void qp_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
                                    uint64_t add)
 {
-    qp_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey,
-                 remote_addr, add, 0, "ibv_wr_atomic_fetch_add");
+    qp_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0,
+                 "ibv_wr_atomic_fetch_add");
 }
 
 /* Data: completes the open work request and writes its WQE. */
@@ -304,8 +315,7 @@ static void qp_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, ui
     emu_qp_wr_fail(qpx, EOPNOTSUPP, "ibv_wr_send_tso (raw packet QPs only)");
 }
 
-static void qp_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t qpn,
-                              uint32_t qkey)
+static void qp_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
     (void)ah, (void)qpn, (void)qkey;
     emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_ud_addr (an RC QP has no UD address)");

@@ -37,10 +37,10 @@ struct emu_qp_wr {
 };
 
 /* The operations the builder offers (IBV_QP_EX_WITH_*). */
-#define EMU_QP_EX_SEND_OPS                                                                   \
-    (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND | \
-     IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |                              \
-     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define EMU_QP_EX_SEND_OPS                                                                         \
+    (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |        \
+     IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 /* 0, or EOPNOTSUPP (logged, naming `call`) for operations the device does not offer. */
 int emu_verbs_qp_ex_check(uint64_t send_ops_flags, const char *call);

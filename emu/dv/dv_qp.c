@@ -14,12 +14,13 @@
 #include "common/emu_log.h"
 #include "dv/dv.h"
 
-#define DV_QP_CREATE_FLAGS (MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE)
+#define DV_QP_CREATE_FLAGS \
+    (MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE)
 
 static int dv_qp_attr_check(const struct mlx5dv_qp_init_attr *dv)
 {
-    uint64_t known = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
-                     MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+    uint64_t known =
+            MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
 
     if (dv == NULL)
         return 0;
@@ -122,8 +123,8 @@ static void dv_wr_set_mkey_layout_list(struct mlx5dv_qp_ex *mqp, uint16_t n,
     DV_REFUSE(mqp, "mlx5dv_wr_set_mkey_layout_list");
 }
 
-static void dv_wr_set_mkey_layout_interleaved(struct mlx5dv_qp_ex *mqp, uint32_t repeat,
-                                              uint16_t n, const struct mlx5dv_mr_interleaved *d)
+static void dv_wr_set_mkey_layout_interleaved(struct mlx5dv_qp_ex *mqp, uint32_t repeat, uint16_t n,
+                                              const struct mlx5dv_mr_interleaved *d)
 {
     (void)repeat, (void)n, (void)d;
     DV_REFUSE(mqp, "mlx5dv_wr_set_mkey_layout_interleaved");
@@ -160,8 +161,8 @@ DV_EXPORT struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qpx
     struct emu_qp_wr *w;
     struct mlx5dv_qp_ex *dv;
 
-    if (qpx == NULL || qpx->qp_base.context == NULL ||
-        !emu_context_is_ours(qpx->qp_base.context) || emu_qp_of_ex(qpx)->wr == NULL) {
+    if (qpx == NULL || qpx->qp_base.context == NULL || !emu_context_is_ours(qpx->qp_base.context) ||
+        emu_qp_of_ex(qpx)->wr == NULL) {
         EMU_LOG_ERR("mlx5dv_qp_ex_from_ibv_qp_ex: %p is not an extended QP of a softmlx5 device "
                     "(one from ibv_qp_to_qp_ex)",
                     (void *)qpx);

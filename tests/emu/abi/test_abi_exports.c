@@ -59,8 +59,7 @@ int main(int argc, char **argv)
     }
     printf("%s: %zu exports in %zu version nodes; softmlx5's %s: %zu exports in %zu nodes; "
            "%zu missing\n",
-           argv[1], sys.count, count_nodes(&sys), argv[2], ours.count, count_nodes(&ours),
-           missing);
+           argv[1], sys.count, count_nodes(&sys), argv[2], ours.count, count_nodes(&ours), missing);
     ok = missing == 0 && sys.count > 0;
     elf_exports_free(&sys);
     elf_exports_free(&ours);

@@ -17,16 +17,16 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t siz
 
 static int passed, failed;
 
-#define CHECK(cond, ...)                               \
-    do {                                               \
-        if (cond) {                                    \
-            passed++;                                  \
-        } else {                                       \
-            failed++;                                  \
+#define CHECK(cond, ...)                                 \
+    do {                                                 \
+        if (cond) {                                      \
+            passed++;                                    \
+        } else {                                         \
+            failed++;                                    \
             fprintf(stderr, "FAIL line %d: ", __LINE__); \
-            fprintf(stderr, __VA_ARGS__);              \
-            fprintf(stderr, "\n");                     \
-        }                                              \
+            fprintf(stderr, __VA_ARGS__);                \
+            fprintf(stderr, "\n");                       \
+        }                                                \
     } while (0)
 
 int main(void)

@@ -21,8 +21,7 @@ static void probe_odp(struct vu_ctx *c, struct vu_end *e)
     VU_CHECK(ibv_query_device_ex(c->ctx, NULL, &attr) == 0, "ibv_query_device_ex");
     VU_CHECK(attr.odp_caps.general_caps == 0 && attr.odp_caps.per_transport_caps.rc_odp_caps == 0 &&
                      attr.odp_caps.per_transport_caps.uc_odp_caps == 0 &&
-                     attr.odp_caps.per_transport_caps.ud_odp_caps == 0 &&
-                     attr.xrc_odp_caps == 0,
+                     attr.odp_caps.per_transport_caps.ud_odp_caps == 0 && attr.xrc_odp_caps == 0,
              "no ODP capabilities");
     errno = 0;
     mr = ibv_reg_mr(c->pd, e->buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
@@ -40,8 +39,8 @@ static void probe_timestamps(struct vu_ctx *c)
                          IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK};
 
     memset(&attr, 0xff, sizeof(attr));
-    VU_CHECK(ibv_query_device_ex(c->ctx, NULL, &attr) == 0 &&
-                     attr.completion_timestamp_mask == 0 && attr.hca_core_clock == 0,
+    VU_CHECK(ibv_query_device_ex(c->ctx, NULL, &attr) == 0 && attr.completion_timestamp_mask == 0 &&
+                     attr.hca_core_clock == 0,
              "no completion timestamp clock");
     for (int i = 0; i < 2; i++) {
         struct ibv_cq_ex *cq;

@@ -20,10 +20,10 @@
 #define ACCESS_ALL                                                               \
     (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
      IBV_ACCESS_REMOTE_ATOMIC)
-#define SEND_OPS                                                                             \
-    (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND | \
-     IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |                              \
-     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define SEND_OPS                                                                                   \
+    (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |        \
+     IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
+     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 #define SQ_DEPTH 16
 #define SRC_OFF  0u
 #define DST_OFF  (256u << 10)
@@ -218,9 +218,8 @@ static void test_atomics(struct pair *p)
     VU_CHECK(ibv_wr_complete(p->x) == 0, "wr_complete of a fetch-add");
     VU_CHECK(wait_wc(p->a.cq, 61, &wc) == IBV_WC_SUCCESS && wc.opcode == IBV_WC_FETCH_ADD,
              "fetch-add completes");
-    VU_CHECK(be64toh(*old) == 1000 && be64toh(*target) == 1234,
-             "fetch-add: old %lu, now %lu", (unsigned long)be64toh(*old),
-             (unsigned long)be64toh(*target));
+    VU_CHECK(be64toh(*old) == 1000 && be64toh(*target) == 1234, "fetch-add: old %lu, now %lu",
+             (unsigned long)be64toh(*old), (unsigned long)be64toh(*target));
 
     start(p, 62);
     ibv_wr_atomic_cmp_swp(p->x, p->ib.rkey, p->ib.addr + DST_OFF, 1234, 0xabcdef);
