@@ -217,8 +217,13 @@ static void qp_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_
                  "ibv_wr_atomic_fetch_add");
 }
 
-/* Data: completes the open work request and writes its WQE. */
-static struct ibv_send_wr *qp_wr_data(struct ibv_qp_ex *qpx, size_t count, const char *call)
+/*
+ * Data: the open work request, to be completed with count entries of list
+ * and written; NULL (the error recorded) without one, or for a list that is
+ * missing or longer than the device's gather lists.
+ */
+static struct ibv_send_wr *qp_wr_data(struct ibv_qp_ex *qpx, size_t count, const void *list,
+                                      const char *call)
 {
     struct emu_qp_wr *w = qp_wr(qpx);
 
@@ -228,7 +233,7 @@ static struct ibv_send_wr *qp_wr_data(struct ibv_qp_ex *qpx, size_t count, const
         emu_qp_wr_fail(qpx, EINVAL, call); /* no operation call before it */
         return NULL;
     }
-    if (count > EMU_MAX_SGE) {
+    if (count > EMU_MAX_SGE || (count > 0 && list == NULL)) {
         w->open = false;
         emu_qp_wr_fail(qpx, EINVAL, call);
         return NULL;
@@ -239,15 +244,10 @@ static struct ibv_send_wr *qp_wr_data(struct ibv_qp_ex *qpx, size_t count, const
 
 static void qp_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge, const struct ibv_sge *list)
 {
-    struct ibv_send_wr *wr = qp_wr_data(qpx, num_sge, "ibv_wr_set_sge_list");
+    struct ibv_send_wr *wr = qp_wr_data(qpx, num_sge, list, "ibv_wr_set_sge_list");
 
     if (wr == NULL)
         return;
-    if (num_sge > 0 && list == NULL) {
-        qp_wr(qpx)->open = false;
-        emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_sge_list");
-        return;
-    }
     memcpy(wr->sg_list, list, num_sge * sizeof(*list));
     wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
     qp_wr_write(qpx);
@@ -264,7 +264,7 @@ static void qp_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, u
 static void qp_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
                                        const struct ibv_data_buf *list)
 {
-    struct ibv_send_wr *wr = qp_wr_data(qpx, num_buf, "ibv_wr_set_inline_data_list");
+    struct ibv_send_wr *wr = qp_wr_data(qpx, num_buf, list, "ibv_wr_set_inline_data_list");
 
     if (wr == NULL)
         return;

@@ -117,6 +117,8 @@ static int elf_collect(const struct elf_image *img, struct elf_exports *out)
         e->name = strdup(strtab + syms[i].st_name);
         e->node = strdup(node);
         e->hidden = (v & 0x8000) != 0;
+        e->object = ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC &&
+                    ELF64_ST_TYPE(syms[i].st_info) != STT_GNU_IFUNC;
         if (e->name == NULL || e->node == NULL)
             return -1;
     }

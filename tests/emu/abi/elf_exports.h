@@ -4,7 +4,8 @@
  * defined dynamic symbol with the version node it is defined under
  * (.gnu.version, .gnu.version_d) and whether that is its default version
  * (name@@NODE) or a hidden one (name@NODE). The version nodes themselves
- * are listed too, as entries whose name is the node's.
+ * are listed too, as entries whose name is the node's. Each says whether it
+ * is a function or data.
  */
 #ifndef TEST_ELF_EXPORTS_H
 #define TEST_ELF_EXPORTS_H
@@ -16,6 +17,7 @@ struct elf_export {
     char *name;
     char *node; /* "" for a symbol without a version */
     bool hidden;
+    bool object; /* data (or a version node's own entry) rather than a function */
 };
 
 struct elf_exports {

@@ -2,7 +2,8 @@
 /*
  * softmlx5's library exports every symbol the system's library of the same
  * soname exports, under the same version node and as the same kind of
- * version (default name@@NODE or hidden name@NODE), version nodes included.
+ * version (default name@@NODE or hidden name@NODE) and as a function or data
+ * alike, version nodes included.
  * Read from both ELF files at test time, so that a newer rdma-core shows at
  * once what softmlx5 lacks.
  *   test_abi_exports SYSTEM_LIBRARY SOFTMLX5_LIBRARY
@@ -51,9 +52,9 @@ int main(int argc, char **argv)
         const struct elf_export *s = &sys.list[i];
         const struct elf_export *o = elf_exports_find(&ours, s->name, s->node);
 
-        if (o == NULL || o->hidden != s->hidden) {
-            fprintf(stderr, "missing from softmlx5: %s%s%s%s\n", s->name, s->node[0] ? "@" : "",
-                    s->hidden || !s->node[0] ? "" : "@", s->node);
+        if (o == NULL || o->hidden != s->hidden || o->object != s->object) {
+            fprintf(stderr, "missing from softmlx5: %s %s%s%s%s\n", s->object ? "data" : "function",
+                    s->name, s->node[0] ? "@" : "", s->hidden || !s->node[0] ? "" : "@", s->node);
             missing++;
         }
     }

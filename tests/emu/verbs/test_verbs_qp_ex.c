@@ -7,7 +7,8 @@
  * atomics (the old value returned), gather lists, inline data and inline
  * lists, several requests in one batch; wr_abort posts nothing, a batch that
  * overflows the send queue fails with ENOMEM and posts nothing, calls RC does
- * not offer fail wr_complete; ibv_qp_to_qp_ex and mlx5dv_qp_ex_from_ibv_qp_ex.
+ * not offer fail wr_complete, as does a QP not ready to send; ibv_qp_to_qp_ex and
+ * mlx5dv_qp_ex_from_ibv_qp_ex.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -310,6 +311,19 @@ static void test_abort_and_errors(struct pair *p)
     ibv_wr_set_sge(p->x, p->a.mr->lkey, (uintptr_t)p->a.buf, 8);
     err = ibv_wr_complete(p->x);
     VU_CHECK(err == EINVAL, "wr_set_sge without an operation: %d (EINVAL expected)", err);
+    /* Missing lists, and more inline data than the QP holds. */
+    start(p, 85);
+    ibv_wr_send(p->x);
+    ibv_wr_set_sge_list(p->x, 2, NULL);
+    VU_CHECK(ibv_wr_complete(p->x) == EINVAL, "wr_set_sge_list of no list: EINVAL");
+    start(p, 86);
+    ibv_wr_send(p->x);
+    ibv_wr_set_inline_data_list(p->x, 1, NULL);
+    VU_CHECK(ibv_wr_complete(p->x) == EINVAL, "wr_set_inline_data_list of no list: EINVAL");
+    start(p, 87);
+    ibv_wr_rdma_write(p->x, p->ib.rkey, p->ib.addr + DST_OFF);
+    ibv_wr_set_inline_data(p->x, p->a.buf, 4096);
+    VU_CHECK(ibv_wr_complete(p->x) == EINVAL, "4096 inline bytes (more than max_inline): EINVAL");
     expect_nothing_posted(p, "refused batches");
     /* wr_complete with no wr_start. */
     VU_CHECK(ibv_wr_complete(p->x) == EINVAL, "wr_complete without wr_start is refused");
@@ -372,14 +386,34 @@ static void test_dv(struct pair *p)
              "mlx5dv_create_qp with mlx5 send ops refused with EOPNOTSUPP");
 }
 
-static void test_plain_qp(struct pair *p)
+static void test_plain_and_reset_qps(struct pair *p)
 {
+    struct ibv_qp_cap cap = {
+            .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1};
+    struct ibv_qp_ex *rx;
     struct vu_end e;
+    struct ibv_wc wc;
 
     VU_CHECK(vu_end_create(&p->c, &e, 8, 4, 4, ACCESS_ALL) == 0, "a plain QP");
     errno = 0;
     VU_CHECK(ibv_qp_to_qp_ex(e.qp) == NULL && errno == EINVAL,
              "ibv_qp_to_qp_ex of a QP made without send_ops_flags: NULL, EINVAL");
+    vu_end_destroy(&e);
+
+    /* An extended QP still in RESET cannot send: wr_complete refuses, as ibv_post_send does. */
+    VU_CHECK(vu_end_create_ex(&p->c, &e, 8, &cap, ACCESS_ALL, IBV_QP_EX_WITH_SEND, NULL) == 0,
+             "an extended QP");
+    rx = ibv_qp_to_qp_ex(e.qp);
+    VU_CHECK(rx != NULL, "its extended interface");
+    if (rx != NULL) {
+        ibv_wr_start(rx);
+        rx->wr_id = 1;
+        rx->wr_flags = IBV_SEND_SIGNALED;
+        ibv_wr_send(rx);
+        ibv_wr_set_sge(rx, e.mr->lkey, (uintptr_t)e.buf, 8);
+        VU_CHECK(ibv_wr_complete(rx) == EINVAL, "wr_complete on a QP in RESET: EINVAL");
+        VU_CHECK(vu_wait(e.cq, &wc, 50) == 0, "and nothing was posted");
+    }
     vu_end_destroy(&e);
 }
 
@@ -400,7 +434,7 @@ int main(void)
     test_batch(&p);
     test_abort_and_errors(&p);
     test_dv(&p);
-    test_plain_qp(&p);
+    test_plain_and_reset_qps(&p);
     pair_close(&p);
     return vu_summary("test_verbs_qp_ex");
 }
