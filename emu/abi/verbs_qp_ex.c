@@ -63,8 +63,10 @@ static void qp_wr_write(struct ibv_qp_ex *qpx)
     if (w->err != 0)
         return;
     err = emu_verbs_sq_put(emu_qp_of_ex(qpx), &w->wr);
-    if (err != 0)
-        emu_qp_wr_fail(qpx, err, err == ENOMEM ? "ibv_wr_* (send queue full)" : "ibv_wr_*");
+    if (err == ENOMEM)
+        emu_qp_wr_fail(qpx, err, "ibv_wr_* (the send queue is full)");
+    else if (err != 0)
+        w->err = err; /* emu_verbs_sq_put logged why */
 }
 
 /*
