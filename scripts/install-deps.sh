@@ -9,6 +9,7 @@ packages=(
     libibverbs-dev ibverbs-providers # rdma-core headers (the libraries are loaded at run time)
     libcmocka-dev                    # unit tests
     ibverbs-utils                    # ibv_rc_pingpong: the softmlx5 acceptance test
+    librdmacm1                       # test_abi_rdmacm: a librdmacm program starts on softmlx5
     iproute2                         # ss, ip netns: the two-host softmlx5 test
     clang-format                     # format-check
     clang libclang-rt-dev            # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)

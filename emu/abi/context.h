@@ -38,6 +38,9 @@ void emu_context_ops_init(struct emu_context *ectx);
 /* Device and port queries of the extended table (verbs_device.c). */
 void emu_device_ops_init(struct emu_context *ectx);
 
+/* Memory windows and flow steering, which the device does not have (verbs_absent.c). */
+void emu_absent_ops_init(struct emu_context *ectx);
+
 /* Port attributes, shared by ibv_query_port and the extended query_port. */
 int emu_query_port_attr(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
                         size_t size);

@@ -47,5 +47,3 @@ UNSUPPORTED_VOID(ibv_unimport_mr)
 UNSUPPORTED_PTR(ibv_import_dm)
 UNSUPPORTED_VOID(ibv_unimport_dm)
 UNSUPPORTED_INT(ibv_query_qp_data_in_order)
-/* libibverbs: the work-request builder interface (ibv_wr_*); ibv_post_send is offered. */
-UNSUPPORTED_PTR(ibv_qp_to_qp_ex)

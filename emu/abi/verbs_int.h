@@ -15,6 +15,17 @@ void emu_verbs_cq_clean(struct emu_cq *cq, uint32_t qpn);
 int emu_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_cq_ex *emu_verbs_create_cq_ex(struct ibv_context *context,
                                          struct ibv_cq_init_attr_ex *attr);
+/*
+ * The send queue of a standard-verbs QP, shared by ibv_post_send and the
+ * ibv_wr_* builders (verbs_qp_ex.c); the caller holds qp->post_lock.
+ * emu_verbs_sq_ready: EINVAL (logged, naming `call`) unless the QP may send.
+ * emu_verbs_sq_put: writes wr's mlx5 WQE into the ring after the producer and
+ * advances it (not yet published): 0, EINVAL (logged) or ENOMEM (queue full).
+ * emu_verbs_sq_ring: publishes the producer and rings the doorbell.
+ */
+int emu_verbs_sq_ready(struct emu_qp *qp, const char *call);
+int emu_verbs_sq_put(struct emu_qp *qp, const struct ibv_send_wr *wr);
+void emu_verbs_sq_ring(struct emu_qp *qp);
 int emu_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 int emu_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);

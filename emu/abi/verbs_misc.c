@@ -16,7 +16,7 @@
 int ibv_dontfork_range(void *base, size_t size);
 int ibv_dofork_range(void *base, size_t size);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
-int ibv_get_sysfs_path(char *buf, size_t size);
+const char *ibv_get_sysfs_path(void);
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 EMU_EXPORT const char *ibv_node_type_str(enum ibv_node_type node_type)
@@ -201,6 +201,11 @@ EMU_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
     ssize_t len;
     int fd;
 
+    if (dir == NULL || file == NULL || buf == NULL || size == 0) {
+        EMU_LOG_ERR("ibv_read_sysfs_file: a directory, a file and a buffer are required");
+        errno = EINVAL;
+        return -1;
+    }
     for (int i = 0;; i++) {
         struct emu_nic *nic = emu_nic_get(i);
 
@@ -214,7 +219,10 @@ EMU_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
             return n;
         }
     }
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -224,12 +232,18 @@ EMU_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
         buf[--len] = '\0';
     else if (len >= 0 && (size_t)len < size)
         buf[len] = '\0';
+    else if (len > 0) {
+        /* The file does not fit with its terminator: refused rather than left unterminated. */
+        errno = EOVERFLOW;
+        return -1;
+    }
     return (int)len;
 }
 
-EMU_EXPORT int ibv_get_sysfs_path(char *buf, size_t size)
+/* rdma-core's call takes no argument and names the sysfs mount point (librdmacm calls it). */
+EMU_EXPORT const char *ibv_get_sysfs_path(void)
 {
-    return snprintf(buf, size, "/sys") >= (int)size ? -1 : 0;
+    return "/sys";
 }
 
 /*

@@ -124,55 +124,52 @@ static uint32_t post_build(struct emu_qp *qp, const struct ibv_send_wr *wr, uint
     return prm_wqe_ds_count(off);
 }
 
-int emu_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+int emu_verbs_sq_ready(struct emu_qp *qp, const char *call)
 {
-    struct emu_qp *qp = (struct emu_qp *)ibqp;
-    uint32_t sq_size = 1u << qp->p.log_sq_size;
-    uint8_t buf[PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE];
-    enum ibv_qp_state state;
-    int err = 0;
+    enum ibv_qp_state state = emu_verbs_qp_state(qp);
 
-    pthread_mutex_lock(&qp->post_lock);
-    state = emu_verbs_qp_state(qp);
     /* RESET, INIT and RTR cannot send; in ERR the device flushes what is posted. */
     if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
-        EMU_LOG_ERR("ibv_post_send: QP 0x%x is not ready to send (state %d; RTS needed)", qp->qpn,
+        EMU_LOG_ERR("%s: QP 0x%x is not ready to send (state %d; RTS needed)", call, qp->qpn,
                     state);
-        err = EINVAL;
+        return EINVAL;
     }
-    for (; err == 0 && wr != NULL; wr = wr->next) {
-        uint8_t opcode;
-        uint32_t ds, bbs, idx;
+    return 0;
+}
 
-        if (post_opcode(wr->opcode, &opcode) != 0) {
-            EMU_LOG_ERR("ibv_post_send: opcode %d is not supported on RC QPs of this device",
-                        wr->opcode);
-            err = EINVAL;
-            break;
-        }
-        memset(buf, 0, sizeof(buf));
-        ds = post_build(qp, wr, opcode, buf);
-        if (ds == 0) {
-            err = EINVAL;
-            break;
-        }
-        bbs = prm_wqe_bb_count(ds);
-        if (qp->sq_producer + bbs - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) > sq_size) {
-            err = ENOMEM;
-            break;
-        }
-        idx = qp->sq_producer & (sq_size - 1);
-        for (uint32_t i = 0; i < bbs; i++)
-            emu_mem_write(qp->p.wq_gpu,
-                          (uintptr_t)prm_wqe_slot((void *)emu_qp_sq_base(qp), qp->sq_producer + i,
-                                                  qp->p.log_sq_size),
-                          buf + i * PRM_WQE_BB_SIZE, PRM_WQE_BB_SIZE);
-        qp->sq_wrid[idx] = wr->wr_id;
-        qp->sq_wqe_next[idx] = qp->sq_producer + bbs;
-        qp->sq_producer += bbs;
+int emu_verbs_sq_put(struct emu_qp *qp, const struct ibv_send_wr *wr)
+{
+    uint32_t sq_size = 1u << qp->p.log_sq_size;
+    uint8_t buf[PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE];
+    uint8_t opcode;
+    uint32_t ds, bbs, idx;
+
+    if (post_opcode(wr->opcode, &opcode) != 0) {
+        EMU_LOG_ERR("ibv_post_send: opcode %d is not supported on RC QPs of this device",
+                    wr->opcode);
+        return EINVAL;
     }
-    if (err != 0)
-        *bad = wr;
+    memset(buf, 0, sizeof(buf));
+    ds = post_build(qp, wr, opcode, buf);
+    if (ds == 0)
+        return EINVAL;
+    bbs = prm_wqe_bb_count(ds);
+    if (qp->sq_producer + bbs - __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) > sq_size)
+        return ENOMEM;
+    idx = qp->sq_producer & (sq_size - 1);
+    for (uint32_t i = 0; i < bbs; i++)
+        emu_mem_write(qp->p.wq_gpu,
+                      (uintptr_t)prm_wqe_slot((void *)emu_qp_sq_base(qp), qp->sq_producer + i,
+                                              qp->p.log_sq_size),
+                      buf + i * PRM_WQE_BB_SIZE, PRM_WQE_BB_SIZE);
+    qp->sq_wrid[idx] = wr->wr_id;
+    qp->sq_wqe_next[idx] = qp->sq_producer + bbs;
+    qp->sq_producer += bbs;
+    return 0;
+}
+
+void emu_verbs_sq_ring(struct emu_qp *qp)
+{
     /* Release: the WQEs are in the ring before the doorbell record that publishes them. */
     __atomic_store_n((uint32_t *)qp->p.dbrec + 1, htobe32(qp->sq_producer & 0xffff),
                      __ATOMIC_RELEASE);
@@ -182,6 +179,23 @@ int emu_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
      * then never come between the producer and its doorbell.
      */
     emu_engine_sq_doorbell(qp, qp->sq_producer & 0xffff);
+}
+
+int emu_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+    struct emu_qp *qp = (struct emu_qp *)ibqp;
+    int err;
+
+    pthread_mutex_lock(&qp->post_lock);
+    err = emu_verbs_sq_ready(qp, "ibv_post_send");
+    while (err == 0 && wr != NULL) {
+        err = emu_verbs_sq_put(qp, wr);
+        if (err == 0)
+            wr = wr->next;
+    }
+    if (err != 0)
+        *bad = wr;
+    emu_verbs_sq_ring(qp);
     pthread_mutex_unlock(&qp->post_lock);
     return err;
 }

@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "abi/context.h"
 #include "abi/verbs_int.h"
+#include "abi/verbs_qp_ex.h"
 #include "common/emu_log.h"
 #include "nic/caps.h"
 #include "nic/cq.h"
@@ -72,6 +73,11 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
         errno = EINVAL;
         return NULL;
     }
+    if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+        emu_verbs_qp_ex_check(a->send_ops_flags, "ibv_create_qp_ex") != 0) {
+        errno = EOPNOTSUPP;
+        return NULL;
+    }
     if (cap->max_send_wr > (1u << EMU_LOG_MAX_QP_SZ) ||
         cap->max_recv_wr > (1u << EMU_LOG_MAX_QP_SZ) || cap->max_send_sge > EMU_MAX_SGE ||
         cap->max_recv_sge > EMU_MAX_SGE || cap->max_inline_data > EMU_MAX_INLINE) {
@@ -128,7 +134,9 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
     qp->rq_wrid = calloc(rq_count ? rq_count : 1, sizeof(*qp->rq_wrid));
     qp->wq_alloc = wq;
     qp->dbrec_alloc = (void *)p.dbrec;
-    if (qp->sq_wrid == NULL || qp->sq_wqe_next == NULL || qp->rq_wrid == NULL) {
+    if (qp->sq_wrid == NULL || qp->sq_wqe_next == NULL || qp->rq_wrid == NULL ||
+        ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && emu_verbs_qp_ex_init(qp) != 0)) {
+        emu_verbs_qp_ex_free(qp);
         free(qp->sq_wrid);
         free(qp->sq_wqe_next);
         free(qp->rq_wrid);
@@ -204,6 +212,7 @@ EMU_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     next = qp->sq_wqe_next;
     cqs[0] = qp->p.send_cq;
     cqs[1] = qp->p.recv_cq;
+    emu_verbs_qp_ex_free(qp);
     emu_engine_qp_destroy(qp);
     /* The CQs' pollers cache the last QP they saw. */
     for (int i = 0; i < 2; i++) {

@@ -93,9 +93,13 @@ struct emu_pending {
 };
 
 struct emu_conn;
+struct emu_qp_wr;
 
 struct emu_qp {
-    struct ibv_qp ibv; /* standard-verbs handle; unused for DevX QPs */
+    union {
+        struct ibv_qp ibv;       /* standard-verbs handle; unused for DevX QPs */
+        struct ibv_qp_ex ibv_ex; /* the same handle extended (qp_base is ibv): ibv_wr_* calls */
+    };
     struct emu_nic *nic;
     uint32_t qpn;
     uint8_t state; /* PRM_QP_STATE_* (guarded by lock) */
@@ -151,7 +155,8 @@ struct emu_qp {
     uint32_t max_recv_sge;
     uint32_t max_send_wr;
     uint32_t max_recv_wr;
-    void *wq_alloc; /* buffers the provider allocated */
+    struct emu_qp_wr *wr; /* the ibv_wr_* builder of a QP made with send_ops_flags, or NULL */
+    void *wq_alloc;       /* buffers the provider allocated */
     void *dbrec_alloc;
     int ibv_access; /* IBV_ACCESS_* as last set, for ibv_query_qp */
     struct ibv_ah_attr ah_attr;

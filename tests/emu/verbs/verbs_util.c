@@ -32,7 +32,19 @@ void vu_close(struct vu_ctx *c)
 
 int vu_end_create(struct vu_ctx *c, struct vu_end *e, int cqe, uint32_t sq, uint32_t rq, int access)
 {
-    struct ibv_qp_init_attr a;
+    struct ibv_qp_cap cap = {.max_send_wr = sq,
+                             .max_recv_wr = rq,
+                             .max_send_sge = 2,
+                             .max_recv_sge = 2,
+                             .max_inline_data = 64};
+
+    return vu_end_create_ex(c, e, cqe, &cap, access, 0, NULL);
+}
+
+int vu_end_create_ex(struct vu_ctx *c, struct vu_end *e, int cqe, const struct ibv_qp_cap *cap,
+                     int access, uint64_t send_ops_flags, vu_make_qp_fn make_qp)
+{
+    struct ibv_qp_init_attr_ex a;
 
     memset(e, 0, sizeof(*e));
     e->cq = ibv_create_cq(c->ctx, cqe, NULL, NULL, 0);
@@ -45,12 +57,14 @@ int vu_end_create(struct vu_ctx *c, struct vu_end *e, int cqe, uint32_t sq, uint
     a.send_cq = e->cq;
     a.recv_cq = e->cq;
     a.qp_type = IBV_QPT_RC;
-    a.cap.max_send_wr = sq;
-    a.cap.max_recv_wr = rq;
-    a.cap.max_send_sge = 2;
-    a.cap.max_recv_sge = 2;
-    a.cap.max_inline_data = 64;
-    e->qp = ibv_create_qp(c->pd, &a);
+    a.cap = *cap;
+    a.pd = c->pd;
+    a.comp_mask = IBV_QP_INIT_ATTR_PD;
+    if (send_ops_flags != 0) {
+        a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+        a.send_ops_flags = send_ops_flags;
+    }
+    e->qp = make_qp != NULL ? make_qp(c->ctx, &a) : ibv_create_qp_ex(c->ctx, &a);
     return e->mr == NULL || e->qp == NULL ? -1 : 0;
 }
 

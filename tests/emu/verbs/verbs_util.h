@@ -54,6 +54,14 @@ void vu_close(struct vu_ctx *c);
 /* A CQ of cqe entries, a QP (send/recv depth sq/rq) and a registered buffer. */
 int vu_end_create(struct vu_ctx *c, struct vu_end *e, int cqe, uint32_t sq, uint32_t rq,
                   int access);
+/*
+ * The same with the QP's capabilities given, made by make_qp (NULL:
+ * ibv_create_qp_ex) with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS when send_ops_flags
+ * is not 0.
+ */
+typedef struct ibv_qp *(*vu_make_qp_fn)(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a);
+int vu_end_create_ex(struct vu_ctx *c, struct vu_end *e, int cqe, const struct ibv_qp_cap *cap,
+                     int access, uint64_t send_ops_flags, vu_make_qp_fn make_qp);
 void vu_end_destroy(struct vu_end *e);
 void vu_info_of(struct vu_ctx *c, struct vu_end *e, struct vu_info *info);
 /* RESET -> INIT -> RTR -> RTS towards the remote; qp_access for the QP. */
