@@ -197,9 +197,8 @@ static int modify_check(struct emu_qp *qp, uint8_t cur, const struct ibv_qp_attr
     }
     mask &= ~IBV_QP_STATE;
     if ((mask & m->required) != m->required) {
-        EMU_LOG_ERR("ibv_modify_qp: %s QP 0x%x %s->%s needs %s in attr_mask", qp->tp->name,
-                    qp->qpn, state_name(cur_ibv), state_name(next),
-                    mask_name(m->required & ~mask));
+        EMU_LOG_ERR("ibv_modify_qp: %s QP 0x%x %s->%s needs %s in attr_mask", qp->tp->name, qp->qpn,
+                    state_name(cur_ibv), state_name(next), mask_name(m->required & ~mask));
         return EINVAL;
     }
     if (mask & ~(m->required | m->optional)) {

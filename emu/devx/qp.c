@@ -45,7 +45,8 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
     if (prm_qp_transport_of((uint8_t)PRM_GET(qpc, PRM_QPC_ST)) == NULL) {
         char types[64];
 
-        EMU_LOG_ERR("CREATE_QP: st 0x%x; the device implements %s", (unsigned)PRM_GET(qpc, PRM_QPC_ST),
+        EMU_LOG_ERR("CREATE_QP: st 0x%x; the device implements %s",
+                    (unsigned)PRM_GET(qpc, PRM_QPC_ST),
                     prm_qp_transport_list(types, sizeof(types)));
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_TYPE,
                          "st: the device implements RC, UC and UD QPs only");

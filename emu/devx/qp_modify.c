@@ -139,8 +139,7 @@ static uint8_t devx_transition_attr(struct devx_cmd *c, const struct prm_qp_tran
         return devx_apply_port(c, ads, a);
     case PRM_CMD_INIT2RTR_QP:
         if (!qp->tp->connected) /* UD: no path, no remote QP */
-            return (mask & PRM_QP_OPTPAR_PKEY_INDEX) ? devx_apply_port(c, ads, a)
-                                                     : PRM_CMD_STAT_OK;
+            return (mask & PRM_QP_OPTPAR_PKEY_INDEX) ? devx_apply_port(c, ads, a) : PRM_CMD_STAT_OK;
         status = devx_apply_rtr(c, qpc, ads, a);
         if (status == PRM_CMD_STAT_OK)
             devx_apply_access(qpc, mask, false, a);

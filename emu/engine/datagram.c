@@ -21,13 +21,13 @@
 #include "wire/wire.h"
 
 /* The GRH area at the start of every UD receive buffer. */
-#define DG_GRH_BYTES 40u
+#define DG_GRH_BYTES    40u
 /* Transport headers a GRH's and an IPv4 header's length fields count: BTH, DETH, ICRC. */
-#define DG_BTH_BYTES  12u
-#define DG_DETH_BYTES 8u
-#define DG_ICRC_BYTES 4u
-#define DG_UDP_BYTES  8u
-#define DG_IPV4_BYTES 20u
+#define DG_BTH_BYTES    12u
+#define DG_DETH_BYTES   8u
+#define DG_ICRC_BYTES   4u
+#define DG_UDP_BYTES    8u
+#define DG_IPV4_BYTES   20u
 #define DG_NEXT_HDR_BTH 0x1b /* IB GRH next header: BTH */
 #define DG_IP_PROTO_UDP 17
 
@@ -79,8 +79,8 @@ uint8_t engine_dg_build(struct emu_qp *qp, const struct engine_wqe *w, struct em
     ep = dqp >> EMU_OBJ_INDEX_BITS;
     /* An unreachable destination loses the datagram; the send completes all the same. */
     if (ep == 0 || ep > EMU_WIRE_MAX_ENDPOINTS ||
-        emu_wire_connect(qp->nic->engine->wire, grh ? engine_gid_ipv4(av->rgid) : 0,
-                         (uint16_t)ep, conn) != 0) {
+        emu_wire_connect(qp->nic->engine->wire, grh ? engine_gid_ipv4(av->rgid) : 0, (uint16_t)ep,
+                         conn) != 0) {
         EMU_LOG_DBG("QP 0x%x: datagram to QPN 0x%x lost: no such endpoint", qp->qpn, dqp);
         *conn = NULL;
     }
@@ -118,8 +118,8 @@ static uint8_t dg_grh(const struct emu_qp *qp, const struct emu_wire_hdr *h, uin
     emu_nic_gid(qp->nic, &dgid);
     if (qp->nic->link == EMU_LINK_ETH) {
         uint8_t *ip = grh + DG_GRH_BYTES - DG_IPV4_BYTES;
-        uint32_t total = DG_IPV4_BYTES + DG_UDP_BYTES + DG_BTH_BYTES + DG_DETH_BYTES + len +
-                         DG_ICRC_BYTES;
+        uint32_t total =
+                DG_IPV4_BYTES + DG_UDP_BYTES + DG_BTH_BYTES + DG_DETH_BYTES + len + DG_ICRC_BYTES;
         uint16_t sum;
 
         ip[0] = 0x45; /* version 4, 5 words */
@@ -139,7 +139,8 @@ static uint8_t dg_grh(const struct emu_qp *qp, const struct emu_wire_hdr *h, uin
     if (!(f & EMU_WIRE_DG_GRH))
         return PRM_CQE_L3_NONE;
     {
-        uint32_t word = (6u << 28) | ((uint32_t)tclass << 20) | (uint32_t)(f & EMU_WIRE_DG_FLOW_MASK);
+        uint32_t word =
+                (6u << 28) | ((uint32_t)tclass << 20) | (uint32_t)(f & EMU_WIRE_DG_FLOW_MASK);
         uint32_t paylen = DG_BTH_BYTES + DG_DETH_BYTES + len + DG_ICRC_BYTES;
 
         word = htobe32(word);
@@ -193,7 +194,8 @@ int engine_dg_request(struct emu_qp *qp, const struct emu_wire_hdr *h, const uin
     synd = engine_recv_scatter(qp, wqe, first, DG_GRH_BYTES + len, &t);
     if (synd == 0) {
         l3 = dg_grh(qp, h, len, msg);
-        memcpy(msg + DG_GRH_BYTES, payload, len);
+        if (len > 0)
+            memcpy(msg + DG_GRH_BYTES, payload, len);
         if (engine_sgl_scatter(&t, msg, DG_GRH_BYTES + len) != 0)
             synd = PRM_CQE_SYNDROME_LOCAL_PROT_ERR;
     }
@@ -201,8 +203,7 @@ int engine_dg_request(struct emu_qp *qp, const struct emu_wire_hdr *h, const uin
     if (synd != 0) {
         engine_recv_fail(qp, (uint32_t)rindex, synd);
     } else {
-        rqpn = (be32toh(h->src_qpn) & PRM_CQE_QPN_MASK) |
-               ((uint32_t)l3 << PRM_CQE_RQPN_L3_SHIFT) |
+        rqpn = (be32toh(h->src_qpn) & PRM_CQE_QPN_MASK) | ((uint32_t)l3 << PRM_CQE_RQPN_L3_SHIFT) |
                ((uint32_t)((f >> EMU_WIRE_DG_SL_SHIFT) & 0xf) << PRM_CQE_RQPN_SL_SHIFT);
         engine_cqe_resp(qp,
                         h->type == EMU_WIRE_SEND_IMM ? PRM_CQE_OPCODE_RESP_SEND_IMM

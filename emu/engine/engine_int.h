@@ -37,11 +37,12 @@ struct emu_engine {
     int wait_signal;          /* a CQE was written while some SQ waits (atomic) */
     int tx_stalled;           /* send queues held back by a full transmit queue (atomic) */
     int err_rqs;              /* QPs in ERR whose newly posted receives the loop flushes (atomic) */
-    uint64_t dropped[EMU_DROP_COUNT]; /* requests dropped without an answer, by reason (atomic) */
     uint64_t last_flush_ns;   /* those last checked (rx_lock) */
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
     uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
     uint64_t last_wait_ns;    /* stalled WAITs last checked (rx_lock) */
+    /* Requests dropped without an answer (UC, UD), by reason (atomic). */
+    uint64_t dropped[EMU_DROP_COUNT];
     /* direct.c: the grants of this device's memory to same-host peers (NULL: none). */
     struct direct_page *direct;
     int direct_fd;               /* the memfd the page lives in, offered to peers; -1: none */

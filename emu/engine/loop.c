@@ -456,8 +456,7 @@ uint64_t emu_rx_dropped(struct ibv_device *device, int why)
     if (device == NULL || !emu_nic_owns_device(device) || why < 0 || why >= EMU_DROP_COUNT)
         return 0;
     nic = emu_nic_of(device);
-    return nic->engine != NULL ? __atomic_load_n(&nic->engine->dropped[why], __ATOMIC_RELAXED)
-                               : 0;
+    return nic->engine != NULL ? __atomic_load_n(&nic->engine->dropped[why], __ATOMIC_RELAXED) : 0;
 }
 
 /* Exported for tests: the device's next `frames` data requests are lost on the wire. */

@@ -312,8 +312,8 @@ static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, st
         if (held == NULL) {
             engine_sgl_release(l);
             sq_request_done(qp, psn,
-                           mapped ? PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR
-                                  : PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
+                            mapped ? PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR
+                                   : PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
             return;
         }
         iov = held->iov;

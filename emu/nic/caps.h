@@ -25,7 +25,6 @@
 #define EMU_LOG_MAX_MKEY   16 /* memory keys (MRs) per device */
 #define EMU_LOG_MAX_MSG    30 /* 1 GiB messages */
 #define EMU_LOG_MAX_RA_QP  4  /* 16 outstanding reads/atomics */
-#define EMU_MTU_BYTES      4096 /* every port's MTU (IBV_MTU_4096): the largest datagram */
 #define EMU_LOG_MAX_UAR    10
 #define EMU_MAX_SGE        30
 #define EMU_MAX_SRQ_SGE    31
@@ -36,5 +35,8 @@
 #define EMU_LOG_PAGE_SIZE  12
 #define EMU_CQE_SIZE       64
 #define EMU_SQ_STRIDE      64 /* one basic block per send WQE slot */
+
+/* Every port's MTU (IBV_MTU_4096): the largest datagram. */
+#define EMU_MTU_BYTES 4096
 
 #endif /* EMU_CAPS_H */

@@ -20,8 +20,8 @@ int emu_qp_create(struct emu_nic *nic, const struct emu_qp_params *p, struct emu
     struct emu_qp *qp;
     int64_t index;
 
-    if (tp == NULL || p->pd == NULL || p->send_cq == NULL || p->recv_cq == NULL || p->wq == 0 || p->dbrec == 0 ||
-        p->log_sq_size > EMU_LOG_MAX_QP_SZ || p->log_rq_size > EMU_LOG_MAX_QP_SZ ||
+    if (tp == NULL || p->pd == NULL || p->send_cq == NULL || p->recv_cq == NULL || p->wq == 0 ||
+        p->dbrec == 0 || p->log_sq_size > EMU_LOG_MAX_QP_SZ || p->log_rq_size > EMU_LOG_MAX_QP_SZ ||
         p->log_rq_stride > 9)
         return EINVAL;
     qp = calloc(1, sizeof(*qp));

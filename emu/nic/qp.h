@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A queue pair as the device sees it (RC, UC or UD: prm_qp_transport.h). Its work queues are rings of mlx5
- * WQEs in host or GPU memory, laid out as on ConnectX: the receive queue at
- * the start of the buffer, the send queue after it; the doorbell record holds
- * two big-endian counters, [0] receive, [1] send. The device executes send
- * WQEs between its consumer index and the producer index software published
- * (doorbell record, or the doorbell value itself in no-DBR mode), and
- * consumes receive WQEs as requests arrive.
+ * A queue pair as the device sees it (RC, UC or UD: prm_qp_transport.h).
+ * Its work queues are rings of mlx5 WQEs in host or GPU memory, laid out as
+ * on ConnectX: the receive queue at the start of the buffer, the send queue
+ * after it; the doorbell record holds two big-endian counters, [0] receive,
+ * [1] send. The device executes send WQEs between its consumer index and the
+ * producer index software published (doorbell record, or the doorbell value
+ * itself in no-DBR mode), and consumes receive WQEs as requests arrive.
  *
  * The standard-verbs path (abi/) writes WQEs into the rings exactly as
  * libmlx5 does and then rings the doorbell; DevX (devx/) creates the same
@@ -102,7 +102,7 @@ struct emu_qp {
     struct emu_nic *nic;
     uint32_t qpn;
     const struct prm_qp_transport *tp; /* of p.st */
-    uint8_t state; /* PRM_QP_STATE_* (guarded by lock) */
+    uint8_t state;                     /* PRM_QP_STATE_* (guarded by lock) */
     struct emu_qp_params p;
     struct emu_qp_attr attr;
     struct emu_conn *peer; /* the wire connection to the remote QP's device (from RTR) */

@@ -19,7 +19,7 @@ bool wire_loses(struct emu_wire *wire, const struct emu_wire_hdr *h)
         return false;
     /* One frame per count, even when senders race. */
     while (left > 0 && !__atomic_compare_exchange_n(&wire->lose, &left, left - 1, false,
-                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
     return left > 0;
 }

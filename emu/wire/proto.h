@@ -102,10 +102,10 @@ enum emu_wire_type {
 #define EMU_WIRE_F_DATAGRAM     0x20
 
 /* A datagram's raddr: the sender's address vector as its GRH and the receiver's CQE show it. */
-#define EMU_WIRE_DG_TCLASS_SHIFT 56 /* traffic class, 8 bits */
-#define EMU_WIRE_DG_HOP_SHIFT    48 /* hop limit, 8 bits */
-#define EMU_WIRE_DG_SLID_SHIFT   32 /* source LID, 16 bits */
-#define EMU_WIRE_DG_SL_SHIFT     28 /* service level, 4 bits */
+#define EMU_WIRE_DG_TCLASS_SHIFT 56           /* traffic class, 8 bits */
+#define EMU_WIRE_DG_HOP_SHIFT    48           /* hop limit, 8 bits */
+#define EMU_WIRE_DG_SLID_SHIFT   32           /* source LID, 16 bits */
+#define EMU_WIRE_DG_SL_SHIFT     28           /* service level, 4 bits */
 #define EMU_WIRE_DG_GRH          (1ull << 27) /* the sender's address vector had a GRH */
 #define EMU_WIRE_DG_FLOW_MASK    0xfffffull   /* flow label, bits 19:0 */
 #define EMU_WIRE_DG_RESERVED     (0x7full << 20)

@@ -12,9 +12,8 @@
 #define LOCAL_OPS (OP(NOP) | OP(WAIT) | OP(DUMP))
 #define SEND_OPS  (OP(SEND) | OP(SEND_IMM))
 #define WRITE_OPS (OP(RDMA_WRITE) | OP(RDMA_WRITE_IMM))
-#define RESP_OPS                                                                          \
-    (OP(RDMA_READ) | OP(ATOMIC_CS) | OP(ATOMIC_FA) | OP(ATOMIC_MASKED_CS) | \
-     OP(ATOMIC_MASKED_FA))
+#define RESP_OPS \
+    (OP(RDMA_READ) | OP(ATOMIC_CS) | OP(ATOMIC_FA) | OP(ATOMIC_MASKED_CS) | OP(ATOMIC_MASKED_FA))
 
 static const struct prm_qp_transport prm_qp_transports[] = {
         {PRM_QP_ST_RC, "RC", true, true, LOCAL_OPS | SEND_OPS | WRITE_OPS | RESP_OPS},

@@ -88,8 +88,7 @@ static void test_ud(void)
              "the datagram is received");
     rqpn = be32toh(cqe.flags_rqpn);
     DP_CHECK((rqpn & PRM_CQE_QPN_MASK) == a.qpn, "source QPN 0x%x", rqpn & PRM_CQE_QPN_MASK);
-    DP_CHECK(((rqpn >> PRM_CQE_RQPN_L3_SHIFT) & 3) == PRM_CQE_L3_IPV4, "L3 type IPv4 (0x%x)",
-             rqpn);
+    DP_CHECK(((rqpn >> PRM_CQE_RQPN_L3_SHIFT) & 3) == PRM_CQE_L3_IPV4, "L3 type IPv4 (0x%x)", rqpn);
     DP_CHECK(prm_cqe_byte_cnt(&cqe) == GRH + MSG, "byte count %u", prm_cqe_byte_cnt(&cqe));
     DP_CHECK(b.buf[20] == 0x45 && dp_check_bytes(b.buf + GRH, MSG, 5, 0),
              "IPv4 header, then the message");

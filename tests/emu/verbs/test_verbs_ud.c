@@ -84,8 +84,8 @@ static void test_send_recv_grh(void)
     VU_CHECK(wc.src_qp == a.qp->qp_num, "src_qp 0x%x is the sender's 0x%x", wc.src_qp,
              a.qp->qp_num);
     /* RoCE v2 over IPv4: the IPv4 header in the GRH area's last 20 bytes. */
-    VU_CHECK(grh[20] == 0x45 && grh[29] == 17, "an IPv4 header of a UDP packet (0x%x, %u)",
-             grh[20], grh[29]);
+    VU_CHECK(grh[20] == 0x45 && grh[29] == 17, "an IPv4 header of a UDP packet (0x%x, %u)", grh[20],
+             grh[29]);
     VU_CHECK(memcmp(grh + 32, "\x7f\x00\x00\x01", 4) == 0 &&
                      memcmp(grh + 36, "\x7f\x00\x00\x01", 4) == 0,
              "source and destination 127.0.0.1");
