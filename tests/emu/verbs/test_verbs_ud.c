@@ -2,8 +2,10 @@
 /*
  * UD queue pairs on softmlx5, two of them on one device: sends through
  * address handles with the 40-byte GRH area at the start of the receive
- * buffer (here RoCE v2: the IPv4 header in its last 20 bytes) and the
- * completion's GRH flag, source QP and immediate; a datagram with a wrong
+ * buffer (RoCE v2: the IPv4 header in its last 20 bytes; InfiniBand, run
+ * with --link ib: the GRH, or none for an address handle without one, and
+ * the sender's LID in the completion) and the completion's GRH flag, source
+ * QP and immediate; a datagram with a wrong
  * Q_Key dropped and counted, a controlled Q_Key in the work request (high
  * bit) standing for the sender QP's own; a send over the port MTU completing
  * with a local length error and the QP in SQE until moved back to RTS; a
@@ -30,6 +32,8 @@ static uint64_t (*dropped)(struct ibv_device *, int);
 static struct vu_ctx ctx;
 static struct vu_end a, b;
 static struct ibv_ah *ah;
+static struct ibv_port_attr port;
+static union ibv_gid gid;
 
 static int ud_send(struct vu_end *e, uint32_t qpn, uint32_t qkey, uint32_t off, uint32_t len,
                    enum ibv_wr_opcode op)
@@ -83,15 +87,50 @@ static void test_send_recv_grh(void)
     VU_CHECK((wc.wc_flags & IBV_WC_WITH_IMM) && wc.imm_data == 0x5a5a0001, "immediate");
     VU_CHECK(wc.src_qp == a.qp->qp_num, "src_qp 0x%x is the sender's 0x%x", wc.src_qp,
              a.qp->qp_num);
-    /* RoCE v2 over IPv4: the IPv4 header in the GRH area's last 20 bytes. */
-    VU_CHECK(grh[20] == 0x45 && grh[29] == 17, "an IPv4 header of a UDP packet (0x%x, %u)", grh[20],
-             grh[29]);
-    VU_CHECK(memcmp(grh + 32, "\x7f\x00\x00\x01", 4) == 0 &&
-                     memcmp(grh + 36, "\x7f\x00\x00\x01", 4) == 0,
-             "source and destination 127.0.0.1");
-    VU_CHECK(((grh[22] << 8) | grh[23]) == 20 + 8 + 12 + 8 + MSG + 4,
-             "total length covers IP, UDP, BTH, DETH, payload, ICRC");
+    if (port.link_layer == IBV_LINK_LAYER_ETHERNET) {
+        /* RoCE v2 over IPv4: the IPv4 header in the GRH area's last 20 bytes. */
+        VU_CHECK(grh[20] == 0x45 && grh[29] == 17, "an IPv4 header of a UDP packet (0x%x, %u)",
+                 grh[20], grh[29]);
+        VU_CHECK(memcmp(grh + 32, "\x7f\x00\x00\x01", 4) == 0 &&
+                         memcmp(grh + 36, "\x7f\x00\x00\x01", 4) == 0,
+                 "source and destination 127.0.0.1");
+        VU_CHECK(((grh[22] << 8) | grh[23]) == 20 + 8 + 12 + 8 + MSG + 4,
+                 "total length covers IP, UDP, BTH, DETH, payload, ICRC");
+        VU_CHECK(grh[28] == 64, "TTL is the hop limit");
+    } else {
+        /* InfiniBand: IP version 6, payload length, next header BTH, hop limit, GIDs. */
+        VU_CHECK((grh[0] >> 4) == 6 && ((grh[4] << 8) | grh[5]) == 12 + 8 + MSG + 4 &&
+                         grh[6] == 0x1b && grh[7] == 64,
+                 "an IB GRH (0x%x, next header 0x%x, hop limit %u)", grh[0], grh[6], grh[7]);
+        VU_CHECK(memcmp(grh + 8, gid.raw, 16) == 0 && memcmp(grh + 24, gid.raw, 16) == 0,
+                 "source and destination GID");
+        VU_CHECK(wc.slid == port.lid, "slid 0x%x is the sender's LID 0x%x", wc.slid, port.lid);
+    }
     VU_CHECK(memcmp(grh + GRH, a.buf, MSG) == 0, "the message follows the GRH");
+}
+
+/* InfiniBand: an address handle without a GRH (LID only); the receive buffer gets none. */
+static void test_no_grh(void)
+{
+    struct ibv_ah_attr aa = {.dlid = port.lid, .sl = 3, .port_num = 1};
+    struct ibv_ah *grh_ah = ah;
+    struct ibv_wc wc;
+
+    ah = ibv_create_ah(ctx.pd, &aa);
+    VU_CHECK(ah != NULL, "an address handle without a GRH");
+    if (ah == NULL) {
+        ah = grh_ah;
+        return;
+    }
+    VU_CHECK(vu_post_recv(&b, 5, RECV_OFF, GRH + MSG) == 0, "post receive");
+    VU_CHECK(ud_send(&a, b.qp->qp_num, QKEY, 0, MSG, IBV_WR_SEND) == 0, "post UD send");
+    VU_CHECK(send_status() == IBV_WC_SUCCESS, "the UD send completes");
+    VU_CHECK(vu_wait(b.cq, &wc, 2000) == 1 && wc.status == IBV_WC_SUCCESS, "received");
+    VU_CHECK(!(wc.wc_flags & IBV_WC_GRH) && wc.sl == 3 && wc.slid == port.lid,
+             "no GRH, the sender's SL and LID (flags 0x%x, sl %u, slid 0x%x)", wc.wc_flags, wc.sl,
+             wc.slid);
+    ibv_destroy_ah(ah);
+    ah = grh_ah;
 }
 
 static void test_qkey(void)
@@ -173,7 +212,6 @@ int main(void)
 {
     int access = IBV_ACCESS_LOCAL_WRITE;
     struct ibv_ah_attr aa;
-    union ibv_gid gid;
 
     dropped = (uint64_t(*)(struct ibv_device *, int))dlsym(RTLD_DEFAULT, "emu_rx_dropped");
     VU_CHECK(dropped != NULL, "emu_rx_dropped is exported");
@@ -185,6 +223,7 @@ int main(void)
     }
     VU_CHECK(vu_ready_ud(&a, QKEY) == 0 && vu_ready_ud(&b, QKEY) == 0, "UD QPs to RTS");
     ibv_query_gid(ctx.ctx, 1, 0, &gid);
+    ibv_query_port(ctx.ctx, 1, &port);
     memset(&aa, 0, sizeof(aa));
     aa.is_global = 1;
     aa.grh.dgid = gid;
@@ -194,6 +233,8 @@ int main(void)
     VU_CHECK(ah != NULL, "address handle");
     if (ah != NULL) {
         test_send_recv_grh();
+        if (port.link_layer == IBV_LINK_LAYER_INFINIBAND)
+            test_no_grh();
         test_qkey();
         test_mtu();
         test_lost();
