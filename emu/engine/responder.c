@@ -538,6 +538,8 @@ int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wi
     if (!engine_resp_state_ok(qp->state) || psn != qp->expected_psn) {
         /* Not for now (QP not ready, or after a NAK before the retry): dropped, as on a link. */
         pthread_mutex_unlock(&qp->lock);
+        if (!qp->tp->acked)
+            engine_drop(qp->nic, EMU_DROP_NOT_READY);
         return 0;
     }
     if (be32toh(h->src_qpn) != qp->attr.remote_qpn && !qp->tp->acked) {

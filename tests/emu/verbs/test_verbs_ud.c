@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "verbs_util.h"
 
@@ -144,6 +145,16 @@ static void test_qkey(void)
     VU_CHECK(send_status() == IBV_WC_SUCCESS, "a datagram with a wrong Q_Key completes");
     VU_CHECK(nothing_within(b.cq, 200), "and is not received");
     VU_CHECK(dropped(dev, DROP_QKEY) == before + 1, "the Q_Key violation is counted");
+    /* Only a privileged process may give a QP a controlled Q_Key (bit 31 set). */
+    {
+        struct ibv_qp_attr attr = {.qkey = 0x80000001u};
+        int rc = ibv_modify_qp(a.qp, &attr, IBV_QP_QKEY);
+
+        VU_CHECK(geteuid() == 0 ? rc == 0 : rc == EPERM, "a controlled Q_Key: %d (euid %d)", rc,
+                 (int)geteuid());
+        attr.qkey = QKEY;
+        VU_CHECK(ibv_modify_qp(a.qp, &attr, IBV_QP_QKEY) == 0, "the Q_Key back (RTS to RTS)");
+    }
     /* A controlled Q_Key in the request: the sender QP's own (QKEY) goes out. */
     VU_CHECK(ud_send(&a, b.qp->qp_num, 0x80000000u, 0, MSG, IBV_WR_SEND) == 0, "post send");
     VU_CHECK(send_status() == IBV_WC_SUCCESS, "completes");
