@@ -154,17 +154,17 @@ static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index,
     return e;
 }
 
-/*
- * The QP entered ERR (a response, a timer) while the WQE was being prepared
- * (qp->lock held): the WQE is flushed in its turn. A RESET cannot come in
- * between: it waits for the requester.
- */
 /* In ERR or (UC, UD) SQER the send queue flushes what it has not executed (qp->lock held). */
 static bool sq_in_error(const struct emu_qp *qp)
 {
     return qp->state == PRM_QP_STATE_ERR || qp->state == PRM_QP_STATE_SQER;
 }
 
+/*
+ * The QP entered ERR (a response, a timer) or SQER while the WQE was being
+ * prepared (qp->lock held): the WQE is flushed in its turn. A RESET cannot
+ * come in between: it waits for the requester.
+ */
 static bool sq_flushed(struct emu_qp *qp, uint32_t index, const struct engine_wqe *w)
 {
     if (!sq_in_error(qp))

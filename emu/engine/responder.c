@@ -5,7 +5,10 @@
  * places the payload into the target (or a receive WQE's buffers), then
  * answers with ACK, NAK, read data or the atomic's original value. A large
  * payload arrives over several readiness events: the target is held at the
- * header, the completion and the ACK follow in engine_request_done.
+ * header, the completion and the ACK follow in engine_request_done. A UC
+ * QP's responder never answers: what it refuses is dropped and counted, and
+ * a PSN gap (lost messages) starts a fresh message; UD datagrams go to
+ * datagram.c.
  */
 #include <endian.h>
 #include <errno.h>
