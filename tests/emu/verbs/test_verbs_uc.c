@@ -7,7 +7,8 @@
  * sees the PSN gap, counts it and takes the next message as a fresh one
  * into the receive the lost one would have used; a write to a bad rkey or
  * a send without a posted receive is dropped silently, counted, and the QPs
- * stay in RTS.
+ * stay in RTS; a local error on a send moves the QP to SQE, where receives
+ * go on, until it is moved back to RTS.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -156,6 +157,40 @@ static void test_silent_drops(void)
              "the responder stays in RTS (state %d)", attr.qp_state);
 }
 
+/* A local error on a UC send: SQE (the send queue flushed, receives go on), then RTS again. */
+static void test_sq_error(void)
+{
+    struct ibv_sge sge = {(uintptr_t)a.buf, 64, a.mr->lkey ^ 0x77700};
+    struct ibv_send_wr wr = {.wr_id = 40,
+                             .sg_list = &sge,
+                             .num_sge = 1,
+                             .opcode = IBV_WR_SEND,
+                             .send_flags = IBV_SEND_SIGNALED},
+                       *bad;
+    struct ibv_qp_attr attr;
+    struct ibv_qp_init_attr init;
+    struct ibv_wc wc;
+
+    VU_CHECK(ibv_post_send(a.qp, &wr, &bad) == 0, "post a send with a bad lkey");
+    VU_CHECK(vu_post(&a, IBV_WR_SEND, 41, 0, 64, NULL, 0, IBV_SEND_SIGNALED) == 0, "and one more");
+    VU_CHECK(send_status() == IBV_WC_LOC_PROT_ERR, "local protection error");
+    VU_CHECK(send_status() == IBV_WC_WR_FLUSH_ERR, "the next one flushed");
+    VU_CHECK(ibv_query_qp(a.qp, &attr, IBV_QP_STATE, &init) == 0 && attr.qp_state == IBV_QPS_SQE,
+             "the QP is in SQE (state %d)", attr.qp_state);
+    /* Receives go on in SQE. */
+    VU_CHECK(vu_post_recv(&a, 42, RECV_OFF, 1024) == 0, "post a receive at the QP in SQE");
+    VU_CHECK(vu_post(&b, IBV_WR_SEND, 43, 0, 64, NULL, 0, 0) == 0, "the peer sends");
+    VU_CHECK(vu_wait(a.cq, &wc, 2000) == 1 && wc.wr_id == 42 && wc.status == IBV_WC_SUCCESS,
+             "received in SQE");
+    memset(&attr, 0, sizeof(attr));
+    attr.qp_state = IBV_QPS_RTS;
+    VU_CHECK(ibv_modify_qp(a.qp, &attr, IBV_QP_STATE) == 0, "SQE -> RTS");
+    VU_CHECK(vu_post_recv(&b, 44, RECV_OFF, 1024) == 0, "post receive");
+    VU_CHECK(vu_post(&a, IBV_WR_SEND, 45, 0, 64, NULL, 0, IBV_SEND_SIGNALED) == 0, "post send");
+    VU_CHECK(send_status() == IBV_WC_SUCCESS, "sends again");
+    VU_CHECK(vu_wait(b.cq, &wc, 2000) == 1 && wc.wr_id == 44, "and the peer receives");
+}
+
 int main(void)
 {
     int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
@@ -176,6 +211,7 @@ int main(void)
     test_refused();
     test_loss();
     test_silent_drops();
+    test_sq_error();
     vu_end_destroy(&a);
     vu_end_destroy(&b);
     vu_close(&ctx);
