@@ -8,7 +8,7 @@ packages=(
     cmake make gcc g++ pkg-config   # build
     libibverbs-dev ibverbs-providers # rdma-core headers (the libraries are loaded at run time)
     libcmocka-dev                    # unit tests
-    ibverbs-utils                    # ibv_rc_pingpong: the softmlx5 acceptance test
+    ibverbs-utils                    # ibv_{rc,uc,ud}_pingpong: softmlx5 acceptance tests
     iproute2                         # ss, ip netns: the two-host softmlx5 test
     clang-format                     # format-check
     clang libclang-rt-dev            # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
