@@ -8,7 +8,7 @@ packages=(
     cmake make gcc g++ pkg-config   # build
     libibverbs-dev ibverbs-providers # rdma-core headers (the libraries are loaded at run time)
     libcmocka-dev                    # unit tests
-    ibverbs-utils                    # ibv_rc_pingpong: the softmlx5 acceptance test
+    ibverbs-utils                    # ibv_{rc,uc,ud}_pingpong: softmlx5 acceptance tests
     librdmacm1                       # test_abi_rdmacm: a librdmacm program starts on softmlx5
     iproute2                         # ss, ip netns: the two-host softmlx5 test
     clang-format                     # format-check

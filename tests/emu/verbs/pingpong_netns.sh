@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The cross-host path of the wire: ibv_rc_pingpong server and client under
+# pingpong_netns.sh LAUNCHER PROGRAM [OPTION...]: the cross-host path of the
+# wire. One of Debian's ping-pongs (ibv_rc_pingpong, ibv_uc_pingpong,
+# ibv_ud_pingpong), server and client with the OPTIONs given, under
 # softmlx5-run in two network namespaces joined by a veth pair (two test
 # hosts made by this test), so the devices cannot share abstract Unix sockets
 # and must connect over TCP to the address given to the launcher.
 set -u
 run=$1
 pingpong=$2
+shift 2
+name=$(basename "$pingpong")
 command -v "$pingpong" >/dev/null || { echo "skipped: $pingpong is not installed (ibverbs-utils)"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "skipped: network namespaces need root"; exit 77; }
 command -v ip >/dev/null || { echo "skipped: iproute2's ip is missing"; exit 77; }
@@ -33,13 +37,13 @@ ip -n "$a" link set "v$a" up
 ip -n "$b" link set "v$b" up
 
 port=18515
-ip netns exec "$a" "$run" --addr 192.0.2.1 -- "$pingpong" -g 0 -p "$port" >"$out/server" 2>&1 &
+ip netns exec "$a" "$run" --addr 192.0.2.1 -- "$pingpong" -g 0 -p "$port" "$@" >"$out/server" 2>&1 &
 server=$!
 for _ in $(seq 50); do
     ip netns exec "$a" ss -ltn 2>/dev/null | grep -q ":$port " && break
     sleep 0.1
 done
-ip netns exec "$b" "$run" --addr 192.0.2.2 -- "$pingpong" -g 0 -p "$port" 192.0.2.1 \
+ip netns exec "$b" "$run" --addr 192.0.2.2 -- "$pingpong" -g 0 -p "$port" "$@" 192.0.2.1 \
     >"$out/client" 2>&1
 client_rc=$?
 wait "$server"
@@ -47,8 +51,8 @@ server_rc=$?
 echo "--- server in $a (exit $server_rc)"; cat "$out/server"
 echo "--- client in $b (exit $client_rc)"; cat "$out/client"
 if [ "$server_rc" -eq 0 ] && [ "$client_rc" -eq 0 ] && grep -q "Mbit/sec" "$out/client"; then
-    echo "ibv_rc_pingpong across two hosts over TCP: passed"
+    echo "$name${*:+ $*} across two hosts over TCP: passed"
     exit 0
 fi
-echo "ibv_rc_pingpong across two hosts over TCP: FAILED"
+echo "$name${*:+ $*} across two hosts over TCP: FAILED"
 exit 1
