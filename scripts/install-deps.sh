@@ -9,6 +9,7 @@ packages=(
     libibverbs-dev ibverbs-providers # rdma-core headers (the libraries are loaded at run time)
     libcmocka-dev                    # unit tests
     ibverbs-utils                    # ibv_{rc,uc,ud}_pingpong: softmlx5 acceptance tests
+    perftest                         # ib_write_bw, ib_send_lat, ...: softmlx5 acceptance tests
     librdmacm1                       # test_abi_rdmacm: a librdmacm program starts on softmlx5
     iproute2                         # ss, ip netns: the two-host softmlx5 test
     clang-format                     # format-check
