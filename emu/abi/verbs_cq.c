@@ -423,11 +423,15 @@ EMU_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
 {
     struct emu_cq *cq = (struct emu_cq *)ibcq;
     struct ibv_comp_channel *channel;
+    struct emu_async_closing closing;
+    struct emu_nic *nic;
     void *ring, *dbrec;
     int err;
 
     if (ibcq == NULL)
         return EINVAL;
+    nic = cq->nic;
+    emu_verbs_async_quiesce(nic, EMU_ASYNC_CQ, cq, &closing);
     channel = cq->channel;
     ring = cq->ring_alloc;
     dbrec = cq->dbrec_alloc;
@@ -437,6 +441,7 @@ EMU_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
         pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
     pthread_mutex_unlock(&ibcq->mutex);
     err = emu_cq_destroy(cq);
+    emu_async_gone(nic, &closing);
     if (err != 0)
         return err;
     if (channel != NULL) {

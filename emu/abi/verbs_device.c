@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "abi/context.h"
+#include "nic/async_event.h"
 #include "engine/engine.h"
 #include "common/emu_log.h"
 #include "nic/caps.h"
@@ -91,8 +91,8 @@ EMU_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     ctx = &ectx->vctx.context;
     ctx->device = device;
     ctx->cmd_fd = -1;
-    /* No asynchronous event is raised yet; the fd lets ibv_get_async_event block. */
-    ctx->async_fd = eventfd(0, EFD_CLOEXEC);
+    /* The device's asynchronous events for this context (nic/async_event.c). */
+    ctx->async_fd = emu_async_open(ectx->nic, ctx);
     ctx->num_comp_vectors = 1;
     pthread_mutex_init(&ctx->mutex, NULL);
     ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -108,8 +108,7 @@ EMU_EXPORT int ibv_close_device(struct ibv_context *context)
     if (context == NULL || !emu_context_is_ours(context))
         return EINVAL;
     ectx = emu_context_of(context);
-    if (context->async_fd >= 0)
-        close(context->async_fd);
+    emu_async_close(ectx->nic, context);
     pthread_mutex_destroy(&context->mutex);
     free(ectx);
     return 0;
@@ -205,7 +204,8 @@ int emu_query_port_attr(struct ibv_context *context, uint8_t port, struct ibv_po
     }
     nic = emu_nic_of_ctx(context);
     memset(&full, 0, sizeof(full));
-    full.state = IBV_PORT_ACTIVE;
+    full.state =
+            __atomic_load_n(&nic->port_down, __ATOMIC_RELAXED) ? IBV_PORT_DOWN : IBV_PORT_ACTIVE;
     full.max_mtu = IBV_MTU_4096;
     full.active_mtu = IBV_MTU_4096;
     full.gid_tbl_len = EMU_GID_TABLE_LEN;
@@ -351,4 +351,26 @@ void emu_device_ops_init(struct emu_context *ectx)
 {
     ectx->vctx.query_port = emu_query_port_op;
     ectx->vctx.query_device_ex = emu_query_device_ex;
+}
+
+/*
+ * Exported for tests and demos: the device's ports reported down (up = 0)
+ * or active again, with the PORT_ERR / PORT_ACTIVE event ConnectX raises to
+ * every context. Only the reported state changes: traffic is not stopped.
+ * 0, or EINVAL for a device that is not softmlx5's.
+ */
+EMU_EXPORT int emu_port_set_state(struct ibv_device *device, int up);
+EMU_EXPORT int emu_port_set_state(struct ibv_device *device, int up)
+{
+    struct emu_nic *nic;
+    bool down = up == 0;
+
+    if (device == NULL || !emu_nic_owns_device(device))
+        return EINVAL;
+    nic = emu_nic_of(device);
+    if (__atomic_exchange_n(&nic->port_down, down, __ATOMIC_RELAXED) == down)
+        return 0;
+    for (int port = 1; port <= nic->port_count; port++)
+        emu_async_raise_port(nic, down ? IBV_EVENT_PORT_ERR : IBV_EVENT_PORT_ACTIVE, port);
+    return 0;
 }

@@ -49,6 +49,15 @@ struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
 enum ibv_qp_state emu_verbs_qp_state(struct emu_qp *qp);
 enum ibv_qp_state emu_verbs_state_from_prm(uint8_t prm);
 
+/*
+ * Before an object's destroy (verbs_async.c): its queued async events are
+ * dropped, no new one is queued, and the delivered ones are waited for to be
+ * acknowledged, as rdma-core does; emu_async_gone(nic, closing) after it.
+ */
+#include "nic/async_event.h"
+void emu_verbs_async_quiesce(struct emu_nic *nic, enum emu_async_kind kind, void *element,
+                             struct emu_async_closing *closing);
+
 /* The fd the device writes a channel's events to (verbs_channel.c). */
 int emu_channel_write_fd(struct ibv_comp_channel *channel);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libibverbs entry points that need no device: strings, rates, fork, sysfs, async events. */
+/* libibverbs entry points that need no device: strings, rates, fork, sysfs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -244,27 +244,4 @@ EMU_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 EMU_EXPORT const char *ibv_get_sysfs_path(void)
 {
     return "/sys";
-}
-
-/*
- * Asynchronous events: the device raises none yet, so a blocking caller
- * sleeps on the context's event fd and a non-blocking one gets EAGAIN, as
- * with rdma-core when nothing happened.
- */
-EMU_EXPORT int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
-{
-    uint64_t value;
-
-    if (context == NULL || event == NULL || !emu_context_is_ours(context)) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (read(context->async_fd, &value, sizeof(value)) != sizeof(value))
-        return -1;
-    errno = EAGAIN;
-    return -1;
-}
-
-EMU_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
-{
 }

@@ -233,9 +233,13 @@ EMU_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     uint64_t *sq_wrid, *rq_wrid;
     uint32_t *next;
     struct emu_cq *cqs[2];
+    struct emu_async_closing closing;
+    struct emu_nic *nic;
 
     if (ibqp == NULL)
         return EINVAL;
+    nic = qp->nic;
+    emu_verbs_async_quiesce(nic, EMU_ASYNC_QP, qp, &closing);
     wq = qp->wq_alloc;
     dbrec = qp->dbrec_alloc;
     sq_wrid = qp->sq_wrid;
@@ -245,6 +249,7 @@ EMU_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     cqs[1] = qp->p.recv_cq;
     emu_verbs_qp_ex_free(qp);
     emu_engine_qp_destroy(qp);
+    emu_async_gone(nic, &closing);
     /* The CQs' pollers cache the last QP they saw. */
     for (int i = 0; i < 2; i++) {
         pthread_mutex_lock(&cqs[i]->poll_lock);

@@ -139,15 +139,20 @@ EMU_EXPORT int ibv_destroy_srq(struct ibv_srq *ibsrq)
     struct emu_pd *pd;
     void *ring, *dbrec;
     uint64_t *wrid;
+    struct emu_async_closing closing;
+    struct emu_nic *nic;
     int err;
 
     if (ibsrq == NULL)
         return EINVAL;
+    nic = srq->nic;
+    emu_verbs_async_quiesce(nic, EMU_ASYNC_SRQ, srq, &closing);
     pd = srq->p.pd;
     ring = srq->ring_alloc;
     dbrec = srq->dbrec_alloc;
     wrid = srq->wrid;
     err = emu_srq_destroy(srq);
+    emu_async_gone(nic, &closing);
     if (err != 0)
         return err;
     pthread_mutex_lock(&pd->nic->lock);

@@ -21,6 +21,7 @@
 #include "nic/nic.h"
 #include "nic/qp.h"
 #include "prm/mlx5_cqe.h"
+#include "prm/prm_qp_transport.h"
 #include "prm/mlx5_wqe.h"
 #include "prm/prm_qp.h"
 #include "wire/wire.h"
@@ -278,6 +279,17 @@ static bool engine_conn_lost_check(struct emu_qp *qp, void *arg)
 
     if (qp->peer != conn || qp->pending_head == qp->pending_tail || qp->state == PRM_QP_STATE_ERR)
         return false;
+    if (!qp->tp->acked) {
+        /*
+         * UC: nothing waits for an answer. What had not left yet is lost
+         * with the link, as a wire loses it, and completes: a peer that
+         * exits right after its last receive does not fail our last send.
+         */
+        for (uint32_t i = qp->pending_head; i != qp->pending_tail; i++)
+            qp->pending[i & (qp->pending_size - 1)].done = true;
+        engine_complete(qp);
+        return true;
+    }
     EMU_LOG_ERR("QP 0x%x: connection to endpoint %u lost with work outstanding: transport retry "
                 "counter exceeded",
                 qp->qpn, emu_conn_peer_ep(conn));

@@ -24,6 +24,7 @@
 #include "prm/prm_qp_transport.h"
 #include "prm/prm_qp_transition.h"
 #include "wire/wire.h"
+#include "nic/async_event.h"
 
 int emu_engine_qp_create(struct emu_nic *nic, const struct emu_qp_params *p, struct emu_qp **qp_out)
 {
@@ -46,6 +47,7 @@ static void qp_reset(struct emu_qp *qp)
     qp->rnr_resume_ns = 0;
     qp->resp_discard = false;
     qp->last_atomic.valid = false;
+    qp->comm_est = false;
     engine_wait_arm(qp, false);
     if (qp->tx_stalled) {
         qp->tx_stalled = false;
@@ -288,6 +290,9 @@ void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome)
     if (qp->state != PRM_QP_STATE_ERR) {
         EMU_LOG_DBG("QP 0x%x enters the error state (syndrome 0x%x)", qp->qpn, syndrome);
         engine_direct_revoke_qp(qp); /* a QP in ERR is granted nothing */
+        /* It takes no more WQEs from its SRQ: the consumer may now drain and destroy it. */
+        if (qp->p.srq != NULL)
+            emu_async_raise(qp->nic, qp->ibv.context, IBV_EVENT_QP_LAST_WQE_REACHED, &qp->ibv);
     }
     qp->state = PRM_QP_STATE_ERR;
     /* Receives posted from now on are flushed as the loop sees them posted (engine_err_rqs). */

@@ -206,8 +206,12 @@ static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct engine
  */
 static bool sq_pull_ok(const struct emu_qp *qp, struct emu_conn *conn, const struct engine_sgl *l)
 {
-    /* A datagram carries its message (the responder writes a GRH before it). */
-    if (!qp->tp->connected || l->bytes < ENGINE_PULL_MIN_BYTES ||
+    /*
+     * A datagram carries its message (the responder writes a GRH before it),
+     * and so does a request of a QP without acknowledgements (UC): it
+     * completes once it has left, and the program may then reuse its buffer.
+     */
+    if (!qp->tp->connected || !qp->tp->acked || l->bytes < ENGINE_PULL_MIN_BYTES ||
         l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES || l->gpu || !emu_conn_peer_pulls(conn))
         return false;
     for (int i = 0; i < l->count; i++)

@@ -28,6 +28,7 @@
 #include "prm/prm_qp.h"
 #include "prm/prm_qp_transport.h"
 #include "wire/wire.h"
+#include "nic/async_event.h"
 
 /* A request whose payload is still arriving (engine_request_done answers it). */
 #define RESP_PENDING 2
@@ -155,6 +156,27 @@ static int resp_answer(struct emu_qp *qp, struct emu_conn *conn, uint8_t type, u
     return 0;
 }
 
+/*
+ * The IB spec's responder errors of class C (a remote access violation) and
+ * B (an invalid request): the responder's QP enters the error state and its
+ * owner hears of it through the affiliated async event ConnectX raises
+ * (qp->lock held). An RNR or a receive that failed (operational) is not such
+ * an error.
+ */
+static void resp_error_event(struct emu_qp *qp, uint8_t syndrome)
+{
+    enum ibv_event_type type;
+
+    if (syndrome == PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR)
+        type = IBV_EVENT_QP_ACCESS_ERR;
+    else if (syndrome == PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR)
+        type = IBV_EVENT_QP_REQ_ERR;
+    else
+        return;
+    emu_async_raise(qp->nic, qp->ibv.context, type, &qp->ibv);
+    engine_qp_fail(qp, 0);
+}
+
 /* A refusal: NAK, or for a QP without acknowledgements (UC) the request is dropped, counted. */
 static int resp_nak(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint8_t syndrome)
 {
@@ -171,6 +193,7 @@ static int resp_nak(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint
     if (syndrome == EMU_WIRE_NAK_RNR)
         h.imm = htobe32(qp->attr.min_rnr_timer);
     emu_conn_send(conn, &h, NULL, 0, NULL, NULL);
+    resp_error_event(qp, syndrome);
     return 0;
 }
 
@@ -557,6 +580,11 @@ int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wi
         return -1;
     }
     qp->resp_discard = false;
+    /* The first request a QP in RTR takes: communication established, as ConnectX reports it. */
+    if (qp->state == PRM_QP_STATE_RTR && !qp->comm_est) {
+        qp->comm_est = true;
+        emu_async_raise(qp->nic, qp->ibv.context, IBV_EVENT_COMM_EST, &qp->ibv);
+    }
     switch (h->type) {
     case EMU_WIRE_READ_REQ:
         rc = resp_read(qp, conn, h, psn);

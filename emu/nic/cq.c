@@ -10,6 +10,7 @@
 #include "nic/caps.h"
 #include "nic/mem.h"
 #include "nic/nic.h"
+#include "nic/async_event.h"
 
 int emu_cq_create(struct emu_nic *nic, const struct emu_cq_params *p, struct emu_cq **cq_out)
 {
@@ -95,6 +96,7 @@ int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_o
     if (!cq->p.overrun_ignore && ((cq->producer - cq_sw_consumer(cq)) & 0xffffff) >= size) {
         cq->overrun = true;
         pthread_mutex_unlock(&cq->lock);
+        emu_async_raise(cq->nic, cq->ibv.context, IBV_EVENT_CQ_ERR, &cq->ibv);
         EMU_LOG_ERR("CQ 0x%x overrun: %u entries, none free (producer %u); the CQ is in error and "
                     "further completions are dropped: poll faster or make the CQ larger",
                     cq->cqn, size, cq->producer);

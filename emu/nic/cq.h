@@ -54,6 +54,7 @@ struct emu_cq {
     struct ibv_cq_ex ibv; /* standard-verbs handle; unused for DevX CQs */
     struct emu_nic *nic;
     uint32_t cqn;
+    uint32_t async_delivered; /* async events ibv_get_async_event handed out for it */
     struct emu_cq_params p;
 
     pthread_mutex_t lock; /* producer side, arm state */

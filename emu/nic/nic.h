@@ -30,6 +30,7 @@ struct uar_dev;
 struct umem_dev;
 struct devx_dev;
 struct emu_uar;
+struct async_dev;
 
 struct emu_nic {
     struct ibv_device ibdev; /* first: ibv_device pointers lead back here */
@@ -38,6 +39,7 @@ struct emu_nic {
     uint32_t ipv4;      /* host order */
     enum emu_link link;
     int port_count;
+    bool port_down; /* emu_port_set_state: ports reported down (traffic is not stopped) */
 
     pthread_mutex_t lock;      /* tables (except mkeys), engine start */
     uint16_t endpoint_id;      /* 0 until the wire endpoint exists */
@@ -51,6 +53,7 @@ struct emu_nic {
     struct umem_dev *umems;        /* nic/umem.c */
     struct devx_dev *devx;         /* devx/cmd.c */
     struct emu_uar *dv_shared_uar; /* dv/dv_context.c: the UAR of mlx5dv_init_obj QPs */
+    struct async_dev *async;       /* nic/async_event.c */
 
     struct emu_table pds;
     struct emu_table cqs;

@@ -9,6 +9,7 @@
 #include "nic/caps.h"
 #include "nic/mem.h"
 #include "nic/nic.h"
+#include "nic/async_event.h"
 
 int emu_srq_create(struct emu_nic *nic, const struct emu_srq_params *p, struct emu_srq **srq_out)
 {
@@ -60,6 +61,7 @@ int64_t emu_srq_take(struct emu_srq *srq, void *wqe)
 {
     uint32_t stride = 16u << srq->p.log_stride;
     uint32_t posted_be = 0, index;
+    bool limit_hit;
 
     pthread_mutex_lock(&srq->lock);
     if (srq->p.dbrec_gpu)
@@ -74,6 +76,12 @@ int64_t emu_srq_take(struct emu_srq *srq, void *wqe)
     emu_mem_read(srq->p.ring_gpu,
                  srq->p.ring + (uintptr_t)(index & ((1u << srq->p.log_size) - 1)) * stride, wqe,
                  stride);
+    /* Armed limit: fewer WQEs left than it names fires SRQ_LIMIT_REACHED once and disarms. */
+    limit_hit = srq->limit != 0 && ((be32toh(posted_be) - srq->consumer) & 0xffff) < srq->limit;
+    if (limit_hit)
+        srq->limit = 0;
     pthread_mutex_unlock(&srq->lock);
+    if (limit_hit)
+        emu_async_raise(srq->nic, srq->ibv.context, IBV_EVENT_SRQ_LIMIT_REACHED, &srq->ibv);
     return index & 0xffff;
 }

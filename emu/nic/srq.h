@@ -30,6 +30,7 @@ struct emu_srq {
     struct ibv_srq ibv; /* standard-verbs handle */
     struct emu_nic *nic;
     uint32_t srqn;
+    uint32_t async_delivered; /* async events ibv_get_async_event handed out for it */
     struct emu_srq_params p;
     pthread_mutex_t lock; /* consumer, limit */
     uint32_t consumer;    /* next WQE the device consumes */

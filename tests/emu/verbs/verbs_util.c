@@ -100,7 +100,7 @@ void vu_info_of(struct vu_ctx *c, struct vu_end *e, struct vu_info *info)
     ibv_query_gid(c->ctx, 1, 0, &info->gid);
 }
 
-int vu_connect(struct vu_end *e, const struct vu_info *remote, int qp_access, uint8_t rnr_retry)
+int vu_connect_rtr(struct vu_end *e, const struct vu_info *remote, int qp_access)
 {
     struct ibv_qp_attr a;
 
@@ -122,9 +122,18 @@ int vu_connect(struct vu_end *e, const struct vu_info *remote, int qp_access, ui
     a.ah_attr.grh.dgid = remote->gid;
     a.ah_attr.grh.hop_limit = 1;
     a.ah_attr.port_num = 1;
-    if (ibv_modify_qp(e->qp, &a,
-                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                              IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+    return ibv_modify_qp(e->qp, &a,
+                         IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                                 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+                   ? -1
+                   : 0;
+}
+
+int vu_connect(struct vu_end *e, const struct vu_info *remote, int qp_access, uint8_t rnr_retry)
+{
+    struct ibv_qp_attr a;
+
+    if (vu_connect_rtr(e, remote, qp_access) != 0)
         return -1;
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTS;

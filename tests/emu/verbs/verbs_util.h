@@ -67,6 +67,8 @@ int vu_end_create_type(struct vu_ctx *c, struct vu_end *e, enum ibv_qp_type type
                        uint32_t sq, uint32_t rq, int access);
 void vu_end_destroy(struct vu_end *e);
 void vu_info_of(struct vu_ctx *c, struct vu_end *e, struct vu_info *info);
+/* RESET -> INIT -> RTR towards the remote; qp_access for the QP. */
+int vu_connect_rtr(struct vu_end *e, const struct vu_info *remote, int qp_access);
 /* RESET -> INIT -> RTR -> RTS towards the remote; qp_access for the QP. */
 int vu_connect(struct vu_end *e, const struct vu_info *remote, int qp_access, uint8_t rnr_retry);
 /* A UC QP: RESET -> INIT (remote write allowed) -> RTR -> RTS towards the remote. */
