@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 benches="write_bw write_lat write_lat_spin event_lat write_bibw"
-for b in $benches report; do
+for b in $benches report tcp_lat; do
     [ -x "$build/bench/softmlx5_$b" ] || { scripts/build.sh "$build"; break; }
 done
 mkdir -p bench/results
@@ -26,6 +26,8 @@ for b in $benches; do
 done
 echo "== ibv_rc_pingpong"
 bench/softmlx5/rc_pingpong_bench.sh "$build" "$csv" || rc=1
+echo "== perftest latency (UD and RC) against TCP"
+bench/softmlx5/perftest_bench.sh "$build" "$csv" || rc=1
 echo "== the examples' signal paths (CPU execution)"
 bench/examples/signal_bench.sh "$build" "$csv" || rc=1
 
