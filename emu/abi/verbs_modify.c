@@ -29,7 +29,8 @@
 /*
  * The ibv_modify_qp mask bits each PRM transition requires and allows
  * (besides IBV_QP_STATE), per service type: RC with its acknowledgement and
- * RDMA-read attributes, UC without them, UD with a Q_Key instead of a path.
+ * RDMA-read attributes, UC without them, UD with a Q_Key instead of a path,
+ * DCI and DCT without a remote QP (a DCT stops at RTR).
  */
 struct modify_masks {
     uint8_t st;      /* PRM_QP_ST_* */
@@ -40,6 +41,8 @@ struct modify_masks {
 #define RC PRM_QP_ST_RC
 #define UC PRM_QP_ST_UC
 #define UD PRM_QP_ST_UD
+#define DCI PRM_QP_ST_DCI
+#define DCT PRM_QP_ST_DCT
 
 static const struct modify_masks modify_masks[] = {
         {RC, PRM_CMD_2RST_QP, 0, 0},
@@ -78,11 +81,29 @@ static const struct modify_masks modify_masks[] = {
         {UD, PRM_CMD_RTR2RTS_QP, IBV_QP_SQ_PSN, IBV_QP_CUR_STATE | IBV_QP_QKEY},
         {UD, PRM_CMD_RTS2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_QKEY},
         {UD, PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_QKEY},
+        /* DC (mlx5dv_create_qp): no remote QP, a DCI's WQEs name the DCT; a DCT never sends. */
+        {DCI, PRM_CMD_2RST_QP, 0, 0},
+        {DCI, PRM_CMD_2ERR_QP, 0, 0},
+        {DCI, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT, IBV_QP_ACCESS_FLAGS},
+        {DCI, PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+        {DCI, PRM_CMD_INIT2RTR_QP, IBV_QP_PATH_MTU, IBV_QP_AV | IBV_QP_PKEY_INDEX},
+        {DCI, PRM_CMD_RTR2RTS_QP,
+         IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                 IBV_QP_MAX_QP_RD_ATOMIC,
+         IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER},
+        {DCI, PRM_CMD_RTS2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_MIN_RNR_TIMER},
+        {DCT, PRM_CMD_2RST_QP, 0, 0},
+        {DCT, PRM_CMD_2ERR_QP, 0, 0},
+        {DCT, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+        {DCT, PRM_CMD_INIT2RTR_QP, IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER,
+         IBV_QP_AV | IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS},
 };
 
 #undef RC
 #undef UC
 #undef UD
+#undef DCI
+#undef DCT
 
 /* IB: a Q_Key with its high bit set is controlled; only a privileged process may give a QP one. */
 #define MODIFY_QKEY_CONTROLLED 0x80000000u

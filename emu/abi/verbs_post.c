@@ -10,6 +10,7 @@
 
 #include "abi/context.h"
 #include "abi/verbs_int.h"
+#include "abi/verbs_qp_ex.h"
 #include "common/emu_log.h"
 #include "engine/engine.h"
 #include "nic/mem.h"
@@ -69,6 +70,10 @@ static uint32_t post_build(struct emu_qp *qp, const struct ibv_send_wr *wr, uint
         av->qkey = htobe32(wr->wr.ud.remote_qkey);
         av->dqp_dct |= htobe32(wr->wr.ud.remote_qpn & 0xffffff);
         off += sizeof(*av);
+    } else if (qp->tp->dc == PRM_QP_DC_DCI) {
+        if (emu_qp_wr_dc_av(qp, (void *)(buf + off)) != 0)
+            return 0;
+        off += sizeof(struct prm_wqe_datagram_seg);
     }
     if (opcode == PRM_WQE_OPCODE_RDMA_WRITE || opcode == PRM_WQE_OPCODE_RDMA_WRITE_IMM ||
         opcode == PRM_WQE_OPCODE_RDMA_READ) {
@@ -199,6 +204,13 @@ int emu_verbs_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
     struct emu_qp *qp = (struct emu_qp *)ibqp;
     int err;
 
+    if (qp->tp->dc != PRM_QP_DC_NONE) {
+        EMU_LOG_ERR("ibv_post_send: QP 0x%x is a %s; DC work requests are posted with ibv_wr_* and "
+                    "mlx5dv_wr_set_dc_addr",
+                    qp->qpn, qp->tp->name);
+        *bad = wr;
+        return EINVAL;
+    }
     pthread_mutex_lock(&qp->post_lock);
     err = emu_verbs_sq_ready(qp, "ibv_post_send");
     while (err == 0 && wr != NULL) {

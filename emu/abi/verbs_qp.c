@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Queue pairs of the standard verbs (RC, UC, UD): the work-queue buffer laid
+ * Queue pairs of the standard verbs (RC, UC, UD; DCI and DCT for mlx5dv_create_qp): the
+ * work-queue buffer laid
  * out as libmlx5 does (RQ, then SQ of 64-byte basic blocks) and a doorbell
  * record.
  */
@@ -59,7 +60,9 @@ static bool qp_type_st(enum ibv_qp_type type, uint8_t *st)
 /* Bytes of a send WQE before its data: control and remote-address or datagram segment. */
 static uint32_t qp_wqe_header(const struct prm_qp_transport *tp)
 {
+    /* A DCI's WQE has both: its destination, then the remote address. */
     return (uint32_t)sizeof(struct prm_wqe_ctrl_seg) +
+           (uint32_t)(tp->dc == PRM_QP_DC_DCI ? sizeof(struct prm_wqe_datagram_seg) : 0) +
            (uint32_t)(tp->connected ? sizeof(struct prm_wqe_raddr_seg)
                                     : sizeof(struct prm_wqe_datagram_seg));
 }
@@ -80,22 +83,30 @@ static uint32_t qp_wqe_bbs(const struct prm_qp_transport *tp, uint32_t max_sge, 
 
 struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a)
 {
+    uint8_t st;
+
+    if (!qp_type_st(a->qp_type, &st)) {
+        EMU_LOG_ERR("ibv_create_qp: QP type %d is not supported; softmlx5 offers RC, UC and UD "
+                    "(and DC through mlx5dv_create_qp)",
+                    a->qp_type);
+        errno = EOPNOTSUPP;
+        return NULL;
+    }
+    return emu_verbs_create_qp_st(context, a, st);
+}
+
+struct ibv_qp *emu_verbs_create_qp_st(struct ibv_context *context, struct ibv_qp_init_attr_ex *a,
+                                      uint8_t st)
+{
     struct emu_nic *nic = emu_nic_of_ctx(context);
     struct ibv_qp_cap *cap = &a->cap;
-    struct emu_qp_params p = {0};
-    const struct prm_qp_transport *tp;
+    struct emu_qp_params p = {.st = st};
+    const struct prm_qp_transport *tp = prm_qp_transport_of(st);
     struct emu_qp *qp;
     uint32_t bbs, sq_bytes, rq_bytes, rq_count = 0, rq_stride = 16;
     void *wq;
     int err;
 
-    if (!qp_type_st(a->qp_type, &p.st)) {
-        EMU_LOG_ERR("ibv_create_qp: QP type %d is not supported; softmlx5 offers RC, UC and UD",
-                    a->qp_type);
-        errno = EOPNOTSUPP;
-        return NULL;
-    }
-    tp = prm_qp_transport_of(p.st);
     if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL || a->send_cq == NULL ||
         a->recv_cq == NULL ||
         (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))) {

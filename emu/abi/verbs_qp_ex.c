@@ -6,6 +6,7 @@
  */
 #include "abi/verbs_qp_ex.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,16 +97,22 @@ static struct ibv_send_wr *qp_wr_open(struct ibv_qp_ex *qpx, enum ibv_wr_opcode 
     return &w->wr;
 }
 
+/* Whether a work request names its destination: UD (ibv_wr_set_ud_addr), DCI (mlx5's). */
+static bool qp_wr_needs_addr(const struct emu_qp *qp)
+{
+    return !qp->tp->connected || qp->tp->dc == PRM_QP_DC_DCI;
+}
+
 /*
- * The open work request has its data. A UD one is written once it has its
- * destination too: ibv_wr_set_ud_addr may come before or after the data.
+ * The open work request has its data. A UD or DCI one is written once it
+ * has its destination too, which may come before or after the data.
  */
 static void qp_wr_data_done(struct ibv_qp_ex *qpx)
 {
     struct emu_qp_wr *w = qp_wr(qpx);
 
     w->has_data = true;
-    if (!emu_qp_of_ex(qpx)->tp->connected && !w->addressed)
+    if (qp_wr_needs_addr(emu_qp_of_ex(qpx)) && !w->addressed)
         return;
     qp_wr_write(qpx);
 }
@@ -334,27 +341,81 @@ static void qp_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, ui
     emu_qp_wr_fail(qpx, EOPNOTSUPP, "ibv_wr_send_tso (raw packet QPs only)");
 }
 
-/* A UD work request's destination; written now if its data came first. */
+/*
+ * Whether the open work request may take a destination: dc,
+ * mlx5dv_wr_set_dc_addr's, else ibv_wr_set_ud_addr's.
+ */
+static bool qp_wr_addr_ok(struct ibv_qp_ex *qpx, bool dc)
+{
+    struct emu_qp_wr *w = qp_wr(qpx);
+    const struct emu_qp *qp = emu_qp_of_ex(qpx);
+    const char *call = dc ? "mlx5dv_wr_set_dc_addr" : "ibv_wr_set_ud_addr";
+
+    if (dc ? qp->tp->dc != PRM_QP_DC_DCI : qp->tp->connected) {
+        emu_qp_wr_fail(qpx, EINVAL,
+                       dc ? "mlx5dv_wr_set_dc_addr (not a DCI)"
+                          : "ibv_wr_set_ud_addr (a connected QP has no UD address)");
+        return false;
+    }
+    if (!qp_wr_building(w, call))
+        return false;
+    if (!w->open || w->addressed) {
+        emu_qp_wr_fail(qpx, EINVAL,
+                       dc ? "mlx5dv_wr_set_dc_addr (no send operation waits for one)"
+                          : "ibv_wr_set_ud_addr (no send operation waits for one)");
+        return false;
+    }
+    return true;
+}
+
+/* The open work request has its destination: written now if its data came first. */
+static void qp_wr_addressed(struct ibv_qp_ex *qpx)
+{
+    struct emu_qp_wr *w = qp_wr(qpx);
+
+    w->addressed = true;
+    if (w->has_data)
+        qp_wr_write(qpx);
+}
+
 static void qp_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
     struct emu_qp_wr *w = qp_wr(qpx);
 
-    if (emu_qp_of_ex(qpx)->tp->connected) {
-        emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_ud_addr (a connected QP has no UD address)");
+    if (!qp_wr_addr_ok(qpx, false))
         return;
-    }
-    if (!qp_wr_building(w, "ibv_wr_set_ud_addr"))
-        return;
-    if (!w->open || w->addressed) {
-        emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_ud_addr (no send operation waits for one)");
-        return;
-    }
     w->wr.wr.ud.ah = ah;
     w->wr.wr.ud.remote_qpn = qpn;
     w->wr.wr.ud.remote_qkey = qkey;
-    w->addressed = true;
-    if (w->has_data)
-        qp_wr_write(qpx);
+    qp_wr_addressed(qpx);
+}
+
+void emu_qp_wr_set_dc_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t dctn, uint64_t key)
+{
+    struct emu_qp_wr *w = qp_wr(qpx);
+
+    if (!qp_wr_addr_ok(qpx, true))
+        return;
+    w->dc.ah = ah;
+    w->dc.dctn = dctn;
+    w->dc.key = key;
+    qp_wr_addressed(qpx);
+}
+
+int emu_qp_wr_dc_av(struct emu_qp *qp, struct prm_wqe_datagram_seg *av)
+{
+    uint64_t key;
+
+    if (qp->wr == NULL || emu_verbs_ah_av(qp->ibv.context, qp->wr->dc.ah, av) != 0) {
+        EMU_LOG_ERR("mlx5dv_wr_set_dc_addr: a DCI work request needs an address handle of the "
+                    "QP's context");
+        return EINVAL;
+    }
+    /* The DC access key takes the Q_Key's 8 bytes; the DCT number goes with the extended AV. */
+    key = htobe64(qp->wr->dc.key);
+    memcpy(av, &key, sizeof(key));
+    av->dqp_dct |= htobe32(PRM_WQE_AV_EXTENDED | (qp->wr->dc.dctn & 0xffffff));
+    return 0;
 }
 
 static void qp_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)

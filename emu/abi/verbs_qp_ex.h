@@ -23,18 +23,24 @@
 
 #include "nic/caps.h"
 #include "nic/qp.h"
+#include "prm/mlx5_wqe.h"
 
 struct emu_qp_wr {
     struct emu_qp *qp;               /* the QP it builds for */
     struct ibv_send_wr wr;           /* the work request being built */
     struct ibv_sge sge[EMU_MAX_SGE]; /* its gather list, or its inline pieces */
     bool open;                       /* wr has its operation, its data is still to come */
-    bool has_data;                   /* a UD wr: its data came, its address may be to come */
-    bool addressed;                  /* a UD wr: ibv_wr_set_ud_addr gave its destination */
+    bool has_data;                   /* a UD or DCI wr: its data came, its address may be to come */
+    bool addressed;                  /* ibv_wr_set_ud_addr / mlx5dv_wr_set_dc_addr gave it one */
     bool started;                    /* between wr_start and wr_complete / wr_abort */
     pthread_t owner;                 /* the thread that called wr_start */
     int err;                         /* the first error since wr_start */
     uint32_t start_producer;         /* sq_producer at wr_start: what an error rolls back to */
+    struct {                         /* a DCI wr: mlx5dv_wr_set_dc_addr's destination */
+        struct ibv_ah *ah;
+        uint32_t dctn;
+        uint64_t key;
+    } dc;
     struct mlx5dv_qp_ex dv;          /* mlx5dv_qp_ex_from_ibv_qp_ex's view (dv/dv_qp.c) */
 };
 
@@ -61,5 +67,15 @@ static inline struct emu_qp *emu_qp_of_ex(struct ibv_qp_ex *qpx)
  * libmlx5's mlx5dv_qp_ex calls (exported for libmlx5.so.1).
  */
 void emu_qp_wr_fail(struct ibv_qp_ex *qpx, int err, const char *call);
+
+/* A DCI work request's destination (mlx5dv_wr_set_dc_addr); written now if its data came first. */
+void emu_qp_wr_set_dc_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t dctn, uint64_t key);
+
+/* The datagram segment of a DCI's WQE from its work request's DC address; errno-style. */
+int emu_qp_wr_dc_av(struct emu_qp *qp, struct prm_wqe_datagram_seg *av);
+
+/* ibv_create_qp_ex for service type st (PRM_QP_ST_*, prm_qp_transport.h), as mlx5dv_create_qp's. */
+struct ibv_qp *emu_verbs_create_qp_st(struct ibv_context *context, struct ibv_qp_init_attr_ex *a,
+                                      uint8_t st);
 
 #endif /* EMU_ABI_VERBS_QP_EX_H */

@@ -1,34 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mlx5dv_create_qp and the mlx5 view of an extended QP. A QP made here is a
- * standard-verbs RC QP (ibv_create_qp_ex); of libmlx5's own attributes the
- * device takes the create flags that change nothing for it (scatter to CQE,
- * which softmlx5 never does, allowed or disabled) and refuses DC and the
- * mlx5-specific builders (memory keys, raw WQEs, memcpy) with EOPNOTSUPP.
- * Their mlx5dv_qp_ex calls are there and record EOPNOTSUPP, which
- * ibv_wr_complete returns.
+ * standard-verbs QP (ibv_create_qp_ex), or a DCI or DCT (dv_dc.c); of
+ * libmlx5's own attributes the device takes the create flags that change
+ * nothing for it (scatter to CQE, which softmlx5 never does, allowed or
+ * disabled) and refuses DCI streams and the mlx5-specific builders (memory
+ * keys, raw WQEs, memcpy) with EOPNOTSUPP. Their mlx5dv_qp_ex calls are
+ * there and record EOPNOTSUPP, which ibv_wr_complete returns;
+ * mlx5dv_wr_set_dc_addr gives a DCI's work request its DCT.
  */
 #include <errno.h>
 
 #include "abi/verbs_qp_ex.h"
 #include "common/emu_log.h"
 #include "dv/dv.h"
+#include "dv/dv_dc.h"
 
 #define DV_QP_CREATE_FLAGS \
     (MLX5DV_QP_CREATE_DISABLE_SCATTER_TO_CQE | MLX5DV_QP_CREATE_ALLOW_SCATTER_TO_CQE)
 
 static int dv_qp_attr_check(const struct mlx5dv_qp_init_attr *dv)
 {
-    uint64_t known =
-            MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS | MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
+    uint64_t known = MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS |
+                     MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS | MLX5DV_QP_INIT_ATTR_MASK_DC |
+                     MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
 
     if (dv == NULL)
         return 0;
     if (dv->comp_mask & ~known) {
-        EMU_LOG_ERR("mlx5dv_create_qp: comp_mask 0x%lx asks for DC or DCI streams; softmlx5 "
-                    "offers RC QPs only",
+        EMU_LOG_ERR("mlx5dv_create_qp: comp_mask 0x%lx has bits this libmlx5 does not know",
                     (unsigned long)dv->comp_mask);
         return EOPNOTSUPP;
+    }
+    if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS) &&
+        !(dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC)) {
+        EMU_LOG_ERR("mlx5dv_create_qp: DCI streams without MLX5DV_QP_INIT_ATTR_MASK_DC");
+        return EINVAL;
     }
     if ((dv->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS) &&
         (dv->create_flags & ~(uint32_t)DV_QP_CREATE_FLAGS)) {
@@ -64,6 +71,8 @@ DV_EXPORT struct ibv_qp *mlx5dv_create_qp(struct ibv_context *context,
         errno = err;
         return NULL;
     }
+    if (mlx5_qp_attr != NULL && (mlx5_qp_attr->comp_mask & MLX5DV_QP_INIT_ATTR_MASK_DC))
+        return dv_dc_create(context, qp_attr, mlx5_qp_attr);
     return ibv_create_qp_ex(context, qp_attr);
 }
 
@@ -77,15 +86,14 @@ static struct ibv_qp_ex *dv_qpx(struct mlx5dv_qp_ex *mqp)
 static void dv_wr_set_dc_addr(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah, uint32_t dctn,
                               uint64_t key)
 {
-    (void)ah, (void)dctn, (void)key;
-    emu_qp_wr_fail(dv_qpx(mqp), EINVAL, "mlx5dv_wr_set_dc_addr (not a DC QP)");
+    emu_qp_wr_set_dc_addr(dv_qpx(mqp), ah, dctn, key);
 }
 
 static void dv_wr_set_dc_addr_stream(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah, uint32_t dctn,
                                      uint64_t key, uint16_t stream)
 {
     (void)ah, (void)dctn, (void)key, (void)stream;
-    emu_qp_wr_fail(dv_qpx(mqp), EINVAL, "mlx5dv_wr_set_dc_addr_stream (not a DC QP)");
+    emu_qp_wr_fail(dv_qpx(mqp), EOPNOTSUPP, "mlx5dv_wr_set_dc_addr_stream (no DCI streams)");
 }
 
 static void dv_wr_mr_interleaved(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,

@@ -17,6 +17,7 @@ struct emu_nic;
 struct emu_qp;
 struct emu_pending;
 struct direct_page;
+struct engine_dc_ctx;
 
 /* A device's engine (nic->engine). */
 struct emu_engine {
@@ -141,6 +142,27 @@ uint32_t engine_dg_data_offset(void);
 int engine_dg_request(struct emu_qp *qp, const struct emu_wire_hdr *h, const uint8_t *payload,
                       struct emu_wire_sink *sink);
 
+/* ---- dc.c: DC (Dynamically Connected) ---- */
+/* Bytes from a send WQE's start to its remote-address segment (a DCI's has its datagram's). */
+uint32_t engine_wqe_raddr_offset(const struct emu_qp *qp);
+/*
+ * A DCI's send WQE w (no lock held, the requester's sq_lock): connects the
+ * DCI to the DCT its datagram segment names unless it is connected there
+ * already (*switched: it was not). Another DCT waits until every earlier
+ * request completed (*stall). Returns 0 or a PRM syndrome for the WQE.
+ */
+uint8_t engine_dci_route(struct emu_qp *qp, const struct engine_wqe *w, bool *stall,
+                         bool *switched);
+/* A DC_CONNECT frame for DCT qp (NULL: no such QP) from conn; -1 drops the connection. */
+int engine_dc_connect(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h);
+/* A request for DCT qp: answered in the state its DCI's DC_CONNECT set up. */
+int engine_dct_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                       const uint8_t *payload, struct emu_wire_sink *sink);
+/* A request for a QPN we lack: true when it came from a DCI (answered with a NAK here). */
+bool engine_dc_unknown(struct emu_conn *conn, const struct emu_wire_hdr *h);
+/* The connection's DC state is freed. */
+void engine_dc_conn_free(struct engine_conn *ec);
+
 /* Counts a request dropped without an answer (a datagram, or a UC message). */
 void engine_drop(struct emu_nic *nic, enum emu_drop why);
 
@@ -180,6 +202,8 @@ struct engine_conn {
     int ack_frames;     /* frames acknowledged by the owed ACKs */
     uint32_t ack_bytes; /* and their payload bytes */
     struct engine_rx rx;
+    struct engine_dc_ctx *dc; /* dc.c: the DC initiators talking to our DC targets over it */
+    uint32_t dc_count, dc_cap;
 };
 
 /*
@@ -192,6 +216,9 @@ int engine_rx_start(struct emu_conn *conn, const struct engine_rx *rx, struct em
 int engine_rx_finish(struct engine_rx *rx, int err);
 int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                    const uint8_t *payload, struct emu_wire_sink *sink);
+/* A request for a connected QP (RC, UC, or a DCT with its DCI's state loaded): checked, executed. */
+int engine_resp_connected(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                          const uint8_t *payload, struct emu_wire_sink *sink);
 int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int err);
 int engine_response(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                     const uint8_t *payload, struct emu_wire_sink *sink);

@@ -48,6 +48,7 @@ static void qp_reset(struct emu_qp *qp)
     qp->resp_discard = false;
     qp->last_atomic.valid = false;
     qp->comm_est = false;
+    qp->dc.valid = false; /* a DCI connects again with its next request */
     engine_wait_arm(qp, false);
     if (qp->tx_stalled) {
         qp->tx_stalled = false;
@@ -142,7 +143,7 @@ int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
     }
     /* Connecting may block: done before the locks, checked against the state after. */
     if (from == PRM_QP_STATE_INIT && to == PRM_QP_STATE_RTR && qp->tp->connected &&
-        qp_connect(qp, &a, &conn) != 0)
+        qp->tp->dc == PRM_QP_DC_NONE && qp_connect(qp, &a, &conn) != 0)
         return EINVAL;
     /* Reset waits out a requester that runs (its lock first, as the requester takes them). */
     if (to == PRM_QP_STATE_RST)
@@ -171,6 +172,9 @@ int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
         qp->rnr_retries_left = a.rnr_retry;
         qp->retries_left = a.retry_count;
     }
+    /* A DCI's remote QP is the DCT it is connected to (dc.c), whatever the command says. */
+    if (qp->tp->dc == PRM_QP_DC_DCI)
+        a.remote_qpn = qp->attr.remote_qpn;
     qp->attr = a;
     if (to == PRM_QP_STATE_ERR) {
         engine_qp_fail(qp, 0);

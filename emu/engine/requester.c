@@ -349,8 +349,8 @@ static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, st
 static uint8_t sq_atomic(struct emu_qp *qp, struct engine_wqe *w, struct emu_wire_hdr *h,
                          uint64_t masks[2], uint32_t *masks_len, struct engine_sgl *l)
 {
-    const uint32_t off_seg = sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg);
-    const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + sizeof(struct prm_wqe_ctrl_seg));
+    const uint32_t off_seg = engine_wqe_raddr_offset(qp) + sizeof(struct prm_wqe_raddr_seg);
+    const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + engine_wqe_raddr_offset(qp));
     const uint8_t *seg = w->buf + off_seg;
     uint32_t size = emu_wire_atomic_size(w->opcode, w->opmod, masks_len);
     uint32_t seg_bytes = engine_atomic_seg_bytes(w->opcode, w->opmod);
@@ -473,7 +473,7 @@ static uint8_t sq_build(struct emu_qp *qp, struct engine_wqe *w, struct emu_wire
                         uint64_t masks[2], uint32_t *masks_len, struct engine_sgl *l,
                         struct emu_conn **dg)
 {
-    const uint32_t off_raddr = sizeof(struct prm_wqe_ctrl_seg);
+    const uint32_t off_raddr = engine_wqe_raddr_offset(qp);
     const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + off_raddr);
 
     memset(l, 0, sizeof(*l));
@@ -560,7 +560,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
     uint64_t masks[2];
     uint32_t masks_len = 0;
     struct emu_conn *dg = NULL, *conn;
-    uint8_t synd;
+    uint8_t synd, route = 0;
     bool direct, lost;
 
     if (engine_wqe_fetch(qp, index, posted - index, &w) != 0) {
@@ -603,6 +603,16 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
         sq_done_local(qp, index, &w, 0, r == SQ_WAIT_BAD ? PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR : 0);
         return SQ_DONE;
     }
+    if (qp->tp->dc == PRM_QP_DC_DCI && w.opcode != PRM_WQE_OPCODE_NOP &&
+        w.opcode != PRM_WQE_OPCODE_DUMP) {
+        bool stall = false, switched = false;
+
+        route = engine_dci_route(qp, &w, &stall, &switched);
+        if (stall)
+            return SQ_STALL;
+        /* A direct write would skip the DC access key check of a new connection. */
+        direct = direct && !switched;
+    }
     qp->sq_consumer = index + w.bbs;
     if (w.opcode == PRM_WQE_OPCODE_NOP) {
         sq_done_local(qp, index, &w, 0, 0);
@@ -619,7 +629,12 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
     }
     emu_wire_hdr_init(&h, 0, qp->qpn, qp->attr.remote_qpn, 0);
     h.flags = (w.fm_ce_se & PRM_WQE_CTRL_SOLICITED) ? EMU_WIRE_F_SOLICITED : 0;
-    synd = sq_build(qp, &w, &h, masks, &masks_len, &l, &dg);
+    if (route != 0) {
+        memset(&l, 0, sizeof(l));
+        synd = route;
+    } else {
+        synd = sq_build(qp, &w, &h, masks, &masks_len, &l, &dg);
+    }
     conn = qp->tp->connected ? qp->peer : dg;
     h.imm = w.imm;
     /* A datagram is one packet: at most the port's MTU. */

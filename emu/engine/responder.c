@@ -8,7 +8,8 @@
  * header, the completion and the ACK follow in engine_request_done. A UC
  * QP's responder never answers: what it refuses is dropped and counted, and
  * a PSN gap (lost messages) starts a fresh message; UD datagrams go to
- * datagram.c.
+ * datagram.c, and a DCT's requests to dc.c, which loads the state of the
+ * DCI that sent them.
  */
 #include <endian.h>
 #include <errno.h>
@@ -124,8 +125,8 @@ static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn
         return -1;
     ec->ack_now |= now;
     for (i = 0; i < ec->ack_count; i++)
-        if (ec->acks[i].qpn == qp->qpn)
-            break;
+        if (ec->acks[i].qpn == qp->qpn && ec->acks[i].remote_qpn == qp->attr.remote_qpn)
+            break; /* a DCT owes ACKs to each of its DCIs */
     if (i == (int)(sizeof(ec->acks) / sizeof(ec->acks[0]))) {
         engine_ack_flush(conn);
         i = 0;
@@ -167,6 +168,8 @@ static void resp_error_event(struct emu_qp *qp, uint8_t syndrome)
 {
     enum ibv_event_type type;
 
+    if (qp->tp->dc == PRM_QP_DC_DCT)
+        return; /* a DCT serves other DCIs too: only the requester's DCI fails */
     if (syndrome == PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR)
         type = IBV_EVENT_QP_ACCESS_ERR;
     else if (syndrome == PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR)
@@ -482,6 +485,8 @@ int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int
     if (qp == NULL)
         return 0; /* destroyed meanwhile */
     pthread_mutex_lock(&qp->lock);
+    if (qp->tp->dc == PRM_QP_DC_DCT) /* answers go to the DCI that sent it */
+        qp->attr.remote_qpn = be32toh(h->src_qpn);
     /* Reset meanwhile (RST, INIT): nothing is owed. In ERR the receive WQE is flushed. */
     if (qp->state == PRM_QP_STATE_RST || qp->state == PRM_QP_STATE_INIT)
         rc = 0;
@@ -528,9 +533,6 @@ static int resp_duplicate(struct emu_qp *qp, struct emu_conn *conn, const struct
 int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                    const uint8_t *payload, struct emu_wire_sink *sink)
 {
-    uint32_t psn = be32toh(h->psn);
-    int rc;
-
     if (((h->flags & EMU_WIRE_F_UNACKED) != 0) == qp->tp->acked ||
         ((h->flags & EMU_WIRE_F_DATAGRAM) != 0) == qp->tp->connected) {
         /* A request of another service type (a UC QP's peer is an RC QP, say): dropped. */
@@ -542,6 +544,17 @@ int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wi
     }
     if (!qp->tp->connected)
         return engine_dg_request(qp, h, payload, sink);
+    if (qp->tp->dc == PRM_QP_DC_DCT)
+        return engine_dct_request(qp, conn, h, payload, sink);
+    return engine_resp_connected(qp, conn, h, payload, sink);
+}
+
+int engine_resp_connected(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
+                          const uint8_t *payload, struct emu_wire_sink *sink)
+{
+    uint32_t psn = be32toh(h->psn);
+    int rc;
+
     pthread_mutex_lock(&qp->lock);
     if (!qp->tp->acked && engine_resp_state_ok(qp->state) && psn != qp->expected_psn &&
         be32toh(h->src_qpn) == qp->attr.remote_qpn) {

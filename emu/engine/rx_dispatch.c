@@ -43,6 +43,7 @@ static void engine_conn_free(struct emu_conn *conn)
         engine_rx_finish(&ec->rx, ECONNRESET);
     if (ec->owed_listed)
         engine_acks_forget(((struct emu_nic *)emu_wire_user(emu_conn_wire(conn)))->engine, ec);
+    engine_dc_conn_free(ec);
     emu_conn_set_user(conn, NULL);
     free(ec);
 }
@@ -113,8 +114,12 @@ static int dispatch_frame(struct emu_conn *conn, const struct emu_wire_hdr *h,
     pthread_mutex_lock(&nic->lock);
     qp = emu_qp_lookup(nic, dst);
     pthread_mutex_unlock(&nic->lock);
+    if (h->type == EMU_WIRE_DC_CONNECT)
+        return engine_dc_connect(qp, conn, h);
     if (qp == NULL) {
         if (dispatch_is_response(h->type)) /* the requester was destroyed meanwhile */
+            return 0;
+        if (engine_dc_unknown(conn, h)) /* a DCI's, NAKed */
             return 0;
         if (h->flags & EMU_WIRE_F_UNACKED) { /* UC, UD: lost, as on a link */
             engine_drop(nic, EMU_DROP_NO_QP);

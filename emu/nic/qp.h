@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A queue pair as the device sees it (RC, UC or UD: prm_qp_transport.h).
+ * A queue pair as the device sees it (RC, UC, UD, DCI or DCT: prm_qp_transport.h).
  * Its work queues are rings of mlx5 WQEs in host or GPU memory, laid out as
  * on ConnectX: the receive queue at the start of the buffer, the send queue
  * after it; the doorbell record holds two big-endian counters, [0] receive,
@@ -139,12 +139,22 @@ struct emu_qp {
     bool wait_active;          /* the SQ is stalled on a WAIT WQE (guarded by lock) */
     bool tx_stalled;           /* the SQ waits for its connection's transmit queue (lock) */
     bool rq_err_watch;         /* in ERR: receives posted are flushed by the loop (lock) */
-    struct {                   /* responder: the last atomic executed, for a resent request */
+    struct emu_last_atomic {   /* responder: the last atomic executed, for a resent request */
         bool valid;
         uint8_t size;
         uint32_t psn;
         uint8_t orig[8];
     } last_atomic;
+    /*
+     * DC (engine/dc.c). A DCT: its access key. A DCI: the DCT it is
+     * connected to (valid), at that IPv4 address (0: this host), with that key.
+     */
+    struct {
+        uint64_t key;
+        uint32_t dctn;
+        uint32_t ipv4;
+        bool valid;
+    } dc;
 
     /* Standard-verbs provider state (like libmlx5's): work request ids by WQE index. */
     pthread_mutex_t post_lock;

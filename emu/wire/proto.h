@@ -15,6 +15,8 @@
  *   NAK                               response: request psn failed with `syndrome`
  *                                     (a PRM CQE syndrome; RNR uses EMU_WIRE_NAK_RNR)
  *   PULL_OK                           same-host single-copy handshake (below)
+ *   DC_CONNECT                        request, no payload: a DC initiator starts talking to
+ *                                     DC target dst_qpn (below)
  *
  * Single copy on one host: the dialer's HELLO may offer its memory (pid in
  * `compare`, address of a probe word in `raddr`, the word's value in
@@ -47,6 +49,13 @@
  * and `compare` the sender's GID (16 bytes as stored), `raddr` the packed
  * EMU_WIRE_DG_* fields below (other bits zero), dma_len zero.
  *
+ * DC (version 4): before its first request to a DC target (dst_qpn), and
+ * whenever it moves on to another one, a DC initiator (src_qpn) sends
+ * DC_CONNECT with `psn` the PSN of the request that follows and `compare`
+ * the DC access key it was given (big-endian 64 bits). The requests after
+ * it are ordinary acknowledged ones; the target answers them from the state
+ * the DC_CONNECT set up (expected PSN; refused when the key was wrong).
+ *
  * Every field is checked on receipt (reserved bytes are zero; op and opmod
  * are zero outside ATOMIC); a frame that fails a check ends the connection.
  */
@@ -61,7 +70,7 @@
 #include "prm/mlx5_wqe.h"
 
 #define EMU_WIRE_MAGIC         0x534d4c35u /* "SML5" */
-#define EMU_WIRE_VERSION       3
+#define EMU_WIRE_VERSION       4
 #define EMU_WIRE_TCP_PORT_BASE 18500
 /* Largest payload of one frame: the largest message (caps.h EMU_LOG_MAX_MSG). */
 #define EMU_WIRE_MAX_PAYLOAD   (1u << 30)
@@ -79,6 +88,7 @@ enum emu_wire_type {
     EMU_WIRE_ACK,
     EMU_WIRE_NAK,
     EMU_WIRE_PULL_OK,
+    EMU_WIRE_DC_CONNECT,
     EMU_WIRE_TYPE_END,
 };
 

@@ -112,6 +112,7 @@ static bool rx_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr *h)
     case EMU_WIRE_ACK:
     case EMU_WIRE_NAK:
     case EMU_WIRE_PULL_OK:
+    case EMU_WIRE_DC_CONNECT:
         if (len != 0) {
             emu_wire_reject(conn, "payload on a frame type that has none", len);
             return false;

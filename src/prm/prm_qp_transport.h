@@ -5,7 +5,10 @@
  * is connected to one remote QP from INIT2RTR on (RC, UC) or each send WQE
  * names its destination in a datagram segment (UD), and which send WQE
  * opcodes its send queue executes (IB: UC has no reads or atomics, UD sends
- * only). Every layer that decides such a thing asks here.
+ * only). DC (Dynamically Connected) has two: the DCI, a send queue that is
+ * connected to one DCT at a time, named by each send WQE's datagram segment
+ * (reliable like RC), and the DCT, a receive side that answers any DCI.
+ * Every layer that decides such a thing asks here.
  */
 #ifndef PRM_QP_TRANSPORT_H
 #define PRM_QP_TRANSPORT_H
@@ -13,11 +16,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * A DCT is no QP in the PRM (CREATE_DCT makes it); the device keeps it as a
+ * QP of this service type, which no qpc.st names.
+ */
+#define PRM_QP_ST_DCT 0xfe
+
+enum prm_qp_dc {
+    PRM_QP_DC_NONE,
+    PRM_QP_DC_DCI, /* connected to the DCT its next send WQE names, once the last ones completed */
+    PRM_QP_DC_DCT, /* no send queue; takes requests of any DCI that gave its DC access key */
+};
+
 struct prm_qp_transport {
     uint8_t st;       /* PRM_QP_ST_* */
-    const char *name; /* "RC", "UC", "UD" */
+    const char *name; /* "RC", "UC", "UD", "DCI", "DCT" */
     bool acked;       /* requests are acknowledged and complete on their answer */
-    bool connected;   /* one remote QP, set by INIT2RTR */
+    bool connected;   /* one remote QP at a time: set by INIT2RTR (RC, UC) or by DC */
+    uint8_t dc;       /* enum prm_qp_dc */
     uint64_t opcodes; /* bit (1 << PRM_WQE_OPCODE_*) of each opcode the send queue executes */
 };
 
@@ -27,7 +43,7 @@ const struct prm_qp_transport *prm_qp_transport_of(uint8_t st);
 /* Whether the send queue of transport t executes WQE opcode `opcode`. */
 bool prm_qp_transport_allows(const struct prm_qp_transport *t, uint8_t opcode);
 
-/* "RC, UC, UD": the implemented service types, for refusal messages. Returns buf. */
+/* "RC, UC, UD, DCI, DCT": the implemented service types, for refusal messages. Returns buf. */
 const char *prm_qp_transport_list(char *buf, unsigned int n);
 
 #endif /* PRM_QP_TRANSPORT_H */
