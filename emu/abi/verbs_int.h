@@ -38,6 +38,8 @@ int emu_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
                                       struct ibv_qp_init_attr_ex *attr);
+/* ibv_get_srq_num (verbs_context op): the SRQ's number; 0 or EINVAL. */
+int emu_verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
                                         struct ibv_srq_init_attr_ex *attr);
 

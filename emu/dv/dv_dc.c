@@ -61,9 +61,11 @@ struct ibv_qp *dv_dc_create(struct ibv_context *context, struct ibv_qp_init_attr
         return NULL;
     }
     if (dct) {
-        /* A DCT has no send queue: its send CQ, if given, is never written. */
+        /*
+         * A DCT has no send queue: its send CQ, if given, is never written,
+         * and its ibv_wr_* calls (send_ops_flags) post nothing it executes.
+         */
         a.send_cq = a.recv_cq;
-        a.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
         a.cap.max_send_wr = 0;
         a.cap.max_send_sge = 0;
         a.cap.max_inline_data = 0;

@@ -92,8 +92,12 @@ static void dv_wr_set_dc_addr(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah, uint3
 static void dv_wr_set_dc_addr_stream(struct mlx5dv_qp_ex *mqp, struct ibv_ah *ah, uint32_t dctn,
                                      uint64_t key, uint16_t stream)
 {
-    (void)ah, (void)dctn, (void)key, (void)stream;
-    emu_qp_wr_fail(dv_qpx(mqp), EOPNOTSUPP, "mlx5dv_wr_set_dc_addr_stream (no DCI streams)");
+    /*
+     * A DCI without streams (the only kind here) has one: the stream id
+     * changes nothing, as libmlx5 puts it in the control segment regardless.
+     */
+    (void)stream;
+    emu_qp_wr_set_dc_addr(dv_qpx(mqp), ah, dctn, key);
 }
 
 static void dv_wr_mr_interleaved(struct mlx5dv_qp_ex *mqp, struct mlx5dv_mkey *mkey,
