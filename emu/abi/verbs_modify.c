@@ -210,6 +210,12 @@ static int modify_check(struct emu_qp *qp, uint8_t cur, const struct ibv_qp_attr
     for (size_t i = 0; t != NULL && i < sizeof(modify_masks) / sizeof(modify_masks[0]); i++)
         if (modify_masks[i].opcode == t->opcode && modify_masks[i].st == qp->p.st)
             m = &modify_masks[i];
+    if (m == NULL && qp->tp->dc == PRM_QP_DC_DCT) {
+        EMU_LOG_ERR("ibv_modify_qp: DCT 0x%x cannot go from %s to %s: a DCT only receives, it "
+                    "goes RESET -> INIT -> RTR (and to ERR or RESET)",
+                    qp->qpn, state_name(cur_ibv), state_name(next));
+        return EINVAL;
+    }
     if (m == NULL) {
         EMU_LOG_ERR("ibv_modify_qp: QP 0x%x cannot go from %s to %s (a QP goes %s)", qp->qpn,
                     state_name(cur_ibv), state_name(next),

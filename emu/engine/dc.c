@@ -239,8 +239,9 @@ bool engine_dc_unknown(struct emu_conn *conn, const struct emu_wire_hdr *h)
 
     if (c == NULL)
         return false;
-    EMU_LOG_INFO("DCT 0x%x is gone: request of DCI 0x%x refused (invalid request)", c->dctn,
-                 c->dci);
+    if (c->syndrome == 0)
+        EMU_LOG_INFO("DCT 0x%x is gone: request of DCI 0x%x refused (invalid request)", c->dctn,
+                     c->dci);
     dc_nak(conn, h, PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
     return true;
 }

@@ -158,7 +158,7 @@ int engine_dc_connect(struct emu_qp *qp, struct emu_conn *conn, const struct emu
 /* A request for DCT qp: answered in the state its DCI's DC_CONNECT set up. */
 int engine_dct_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                        const uint8_t *payload, struct emu_wire_sink *sink);
-/* A request for a QPN we lack: true when it came from a DCI (answered with a NAK here). */
+/* A request for a QPN that is no DCT: true when a DCI sent it (answered with a NAK here). */
 bool engine_dc_unknown(struct emu_conn *conn, const struct emu_wire_hdr *h);
 /* The connection's DC state is freed. */
 void engine_dc_conn_free(struct engine_conn *ec);

@@ -14,6 +14,7 @@
 #include "nic/mem.h"
 #include "nic/nic.h"
 #include "nic/qp.h"
+#include "prm/prm_qp_transport.h"
 #include "wire/wire.h"
 
 struct engine_conn *engine_conn_of(struct emu_conn *conn)
@@ -116,10 +117,12 @@ static int dispatch_frame(struct emu_conn *conn, const struct emu_wire_hdr *h,
     pthread_mutex_unlock(&nic->lock);
     if (h->type == EMU_WIRE_DC_CONNECT)
         return engine_dc_connect(qp, conn, h);
+    /* A DCI's request for a QPN that is no DCT (any more): NAKed. */
+    if (!dispatch_is_response(h->type) && (qp == NULL || qp->tp->dc != PRM_QP_DC_DCT) &&
+        engine_dc_unknown(conn, h))
+        return 0;
     if (qp == NULL) {
         if (dispatch_is_response(h->type)) /* the requester was destroyed meanwhile */
-            return 0;
-        if (engine_dc_unknown(conn, h)) /* a DCI's, NAKed */
             return 0;
         if (h->flags & EMU_WIRE_F_UNACKED) { /* UC, UD: lost, as on a link */
             engine_drop(nic, EMU_DROP_NO_QP);
