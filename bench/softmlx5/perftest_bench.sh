@@ -9,6 +9,7 @@
 #   perftest_ib_send_lat_rc_2B_vs_tcp_pingpong   ib_send_lat: RC sends
 #   perftest_ib_write_lat_rc_2B_vs_tcp_pingpong  ib_write_lat: RC writes, each side spinning
 #                                                on its buffer
+#   perftest_ib_write_lat_dc_2B_vs_tcp_pingpong  ib_write_lat -c DC: the same, DCI to DCT
 #
 # perftest's t_avg (the mean half round trip, as the TCP figure is) of 10,000
 # iterations, the best of ROUNDS (default 3) runs; target <= 1.0. perftest
@@ -86,8 +87,11 @@ base=$("$tcp" "$size" "$iters") || { echo "TCP baseline failed" > "$tmp/why"; ba
 ud=$(best_of ib_send_lat -c UD)
 send=$(best_of ib_send_lat)
 write=$(best_of ib_write_lat)
-echo "  t_avg (us): UD send ${ud:-?}, RC send ${send:-?}, RC write ${write:-?}; TCP ${base:-?}"
+dc=$(best_of ib_write_lat -c DC)
+echo "  t_avg (us): UD send ${ud:-?}, RC send ${send:-?}, RC write ${write:-?}," \
+    "DC write ${dc:-?}; TCP ${base:-?}"
 result perftest_ib_send_lat_ud_2B_vs_tcp_pingpong "$ud" "$base"
 result perftest_ib_send_lat_rc_2B_vs_tcp_pingpong "$send" "$base"
 result perftest_ib_write_lat_rc_2B_vs_tcp_pingpong "$write" "$base"
+result perftest_ib_write_lat_dc_2B_vs_tcp_pingpong "$dc" "$base"
 exit $rc
