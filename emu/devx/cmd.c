@@ -13,6 +13,7 @@
 #include "nic/nic.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_cq.h"
+#include "prm/prm_dct.h"
 #include "prm/prm_hca_cap.h"
 #include "prm/prm_qp.h"
 #include "prm/prm_srq.h"
@@ -72,6 +73,12 @@ static const struct devx_op devx_ops[] = {
          EMU_DEVX_OBJ_SRQ, devx_destroy_rmp},
         {PRM_CMD_QUERY_RMP, PRM_QUERY_RMP_IN_SIZE, PRM_QUERY_RMP_OUT_SIZE, EMU_DEVX_QUERY,
          EMU_DEVX_OBJ_SRQ, devx_query_rmp},
+        {PRM_CMD_CREATE_DCT, PRM_CREATE_DCT_IN_SIZE, PRM_CREATE_DCT_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_DCT, devx_create_dct},
+        {PRM_CMD_DESTROY_DCT, PRM_DESTROY_DCT_IN_SIZE, PRM_DESTROY_DCT_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_DCT, devx_destroy_dct},
+        {PRM_CMD_QUERY_DCT, PRM_QUERY_DCT_IN_SIZE, PRM_QUERY_DCT_OUT_SIZE, EMU_DEVX_QUERY,
+         EMU_DEVX_OBJ_DCT, devx_query_dct},
 };
 
 static const struct devx_op *devx_op_find(uint16_t opcode)
@@ -209,6 +216,9 @@ int emu_devx_obj_destroy(struct emu_nic *nic, enum emu_devx_obj obj, uint32_t id
         break;
     case EMU_DEVX_OBJ_SRQ:
         opcode = PRM_CMD_DESTROY_RMP;
+        break;
+    case EMU_DEVX_OBJ_DCT:
+        opcode = PRM_CMD_DESTROY_DCT;
         break;
     default:
         return EINVAL;

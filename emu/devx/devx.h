@@ -9,7 +9,8 @@
  * ALLOC_PD / DEALLOC_PD, CREATE / DESTROY / QUERY_CQ, CREATE / DESTROY /
  * QUERY_QP and the RC transitions (RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS,
  * RTS2RTS, SQERR2RTS, 2ERR, 2RST), CREATE / DESTROY / QUERY_RMP (shared
- * receive queues; QPs take them as rq_type SRQ). Rings and doorbell records live in umems
+ * receive queues; QPs take them as rq_type SRQ), CREATE / DESTROY / QUERY_DCT
+ * (DC targets, dct.c). Rings and doorbell records live in umems
  * (nic/umem.h); doorbells are rung on UAR pages (nic/uar.h).
  */
 #ifndef EMU_DEVX_H
@@ -36,6 +37,7 @@ enum emu_devx_obj {
     EMU_DEVX_OBJ_CQ,
     EMU_DEVX_OBJ_QP,
     EMU_DEVX_OBJ_SRQ, /* an RMP: the SRQ of the standard path */
+    EMU_DEVX_OBJ_DCT, /* a DC target (CREATE_DCT) */
 };
 
 struct emu_devx_cmd_info {

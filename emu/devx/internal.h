@@ -104,6 +104,7 @@ struct devx_dev {
     struct devx_map qps;  /* struct devx_qp */
     struct devx_map pds;  /* PDs made by ALLOC_PD (struct emu_pd) */
     struct devx_map srqs; /* struct devx_srq (RMPs) */
+    struct devx_map dcts; /* struct devx_dct (dct.c) */
 };
 
 /* The DevX state of a device (created on first use). */
@@ -132,6 +133,9 @@ uint8_t devx_modify_qp(struct devx_cmd *c);
 uint8_t devx_create_rmp(struct devx_cmd *c);
 uint8_t devx_destroy_rmp(struct devx_cmd *c);
 uint8_t devx_query_rmp(struct devx_cmd *c);
+uint8_t devx_create_dct(struct devx_cmd *c);
+uint8_t devx_destroy_dct(struct devx_cmd *c);
+uint8_t devx_query_dct(struct devx_cmd *c);
 
 /* Pointers into the mailboxes. */
 static inline const void *devx_in_at(const struct devx_cmd *c, size_t offset)

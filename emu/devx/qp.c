@@ -41,11 +41,14 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
 {
     uint32_t rq_type = (uint32_t)PRM_GET(qpc, PRM_QPC_RQ_TYPE);
     uint32_t dbr_mode = (uint32_t)PRM_GET(qpc, PRM_QPC_SEND_DBR_MODE);
+    const struct prm_qp_transport *tp = prm_qp_transport_of((uint8_t)PRM_GET(qpc, PRM_QPC_ST));
 
-    if (prm_qp_transport_of((uint8_t)PRM_GET(qpc, PRM_QPC_ST)) == NULL) {
+    /* DC is mlx5dv_create_qp's only (a DCT is no QP in the PRM; DevX DCIs are not offered). */
+    if (tp == NULL || tp->dc != PRM_QP_DC_NONE) {
         char types[64];
 
-        EMU_LOG_ERR("CREATE_QP: st 0x%x; the device implements %s",
+        EMU_LOG_ERR("CREATE_QP: st 0x%x; the device implements %s, of which DevX makes RC, UC "
+                    "and UD (DC through mlx5dv_create_qp)",
                     (unsigned)PRM_GET(qpc, PRM_QPC_ST),
                     prm_qp_transport_list(types, sizeof(types)));
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_TYPE,

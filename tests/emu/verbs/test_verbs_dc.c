@@ -10,7 +10,10 @@
  * stops at RTR (RTS refused) and a DCI that has no RTR attributes of a
  * remote QP; ibv_post_send and a UD address refused on a DCI, a DC address
  * on an RC QP; a DCT destroyed while a DCI still names it (an invalid
- * request error, no hang), then everything destroyed in any order.
+ * request error, no hang), then everything destroyed in any order. DevX:
+ * CREATE_DCT on the device's PD, CQ and SRQ, a DCI's write and send to it,
+ * the wrong key refused, QUERY_DCT's context, a bad context refused,
+ * DESTROY_DCT through mlx5dv_devx_obj_destroy.
  */
 #include <dlfcn.h>
 #include <endian.h>
@@ -19,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prm/prm_cmd.h"
+#include "prm/prm_dct.h"
 #include "verbs_util.h"
 
 #define ACCESS_ALL                                                               \
@@ -342,6 +347,97 @@ static void test_destroy_order(void)
     VU_CHECK(ibv_destroy_qp(dci2) == 0, "then its DCI");
 }
 
+/* A DCT made with DevX CREATE_DCT; NULL when refused (*status: the PRM status). */
+static struct mlx5dv_devx_obj *devx_dct(uint32_t srqn, uint32_t mtu, uint32_t *dctn,
+                                        uint32_t *status)
+{
+    uint8_t in[PRM_CREATE_DCT_IN_SIZE] = {0}, out[PRM_CREATE_DCT_OUT_SIZE] = {0};
+    void *dctc = PRM_AT(in, PRM_CREATE_DCT_IN_DCTC);
+    struct mlx5dv_obj o = {0};
+    struct mlx5dv_pd dpd;
+    struct mlx5dv_cq dcq;
+    struct mlx5dv_devx_obj *obj;
+
+    o.pd.in = c.pd;
+    o.pd.out = &dpd;
+    o.cq.in = rcq;
+    o.cq.out = &dcq;
+    if (mlx5dv_init_obj(&o, MLX5DV_OBJ_PD | MLX5DV_OBJ_CQ) != 0)
+        return NULL;
+    PRM_SET(in, PRM_CMD_OPCODE, PRM_CMD_CREATE_DCT);
+    PRM_SET(dctc, PRM_DCTC_CQN, dcq.cqn);
+    PRM_SET(dctc, PRM_DCTC_RWE, 1);
+    PRM_SET(dctc, PRM_DCTC_RRE, 1);
+    PRM_SET(dctc, PRM_DCTC_MIN_RNR_NAK, 1);
+    PRM_SET(dctc, PRM_DCTC_SRQN_XRQN, srqn);
+    PRM_SET(dctc, PRM_DCTC_PD, dpd.pdn);
+    PRM_SET(dctc, PRM_DCTC_DC_ACCESS_KEY, KEY2);
+    PRM_SET(dctc, PRM_DCTC_MTU, mtu);
+    PRM_SET(dctc, PRM_DCTC_PORT, 1);
+    PRM_SET(dctc, PRM_DCTC_HOP_LIMIT, 64);
+    obj = mlx5dv_devx_obj_create(c.ctx, in, sizeof(in), out, sizeof(out));
+    *status = (uint32_t)PRM_GET(out, PRM_CMD_STATUS);
+    *dctn = (uint32_t)PRM_GET(out, PRM_CREATE_DCT_OUT_DCTN);
+    return obj;
+}
+
+static void test_devx_dct(void)
+{
+    uint8_t in[PRM_QUERY_DCT_IN_SIZE] = {0}, out[PRM_QUERY_DCT_OUT_SIZE] = {0};
+    const void *dctc = PRM_AT(out, PRM_QUERY_DCT_OUT_DCTC);
+    struct ibv_sge sge = {(uintptr_t)buf + RECV, MSG, mr->lkey};
+    struct ibv_recv_wr rwr = {.wr_id = 7, .sg_list = &sge, .num_sge = 1}, *bad;
+    struct mlx5dv_devx_obj *obj;
+    struct ibv_qp *dci2;
+    uint32_t srqn = 0, dctn = 0, status = 0;
+    struct ibv_wc wc;
+
+    VU_CHECK(ibv_get_srq_num(srq, &srqn) == 0, "ibv_get_srq_num");
+    obj = devx_dct(srqn, 7, &dctn, &status);
+    VU_CHECK(obj == NULL && status == PRM_CMD_STAT_BAD_PARAM,
+             "CREATE_DCT with MTU 7 refused (status 0x%x)", status);
+    if (obj != NULL)
+        mlx5dv_devx_obj_destroy(obj);
+    obj = devx_dct(srqn ^ 0x7fff, 5, &dctn, &status);
+    VU_CHECK(obj == NULL && status == PRM_CMD_STAT_BAD_RESOURCE,
+             "CREATE_DCT naming no SRQ refused (status 0x%x)", status);
+    if (obj != NULL)
+        mlx5dv_devx_obj_destroy(obj);
+    obj = devx_dct(srqn, 5, &dctn, &status);
+    VU_CHECK(obj != NULL, "CREATE_DCT (status 0x%x)", status);
+    if (obj == NULL)
+        return;
+    PRM_SET(in, PRM_CMD_OPCODE, PRM_CMD_QUERY_DCT);
+    PRM_SET(in, PRM_QUERY_DCT_IN_DCTN, dctn);
+    VU_CHECK(mlx5dv_devx_obj_query(obj, in, sizeof(in), out, sizeof(out)) == 0, "QUERY_DCT");
+    VU_CHECK(PRM_GET(dctc, PRM_DCTC_STATE) == PRM_DCTC_STATE_ACTIVE &&
+                     PRM_GET(dctc, PRM_DCTC_SRQN_XRQN) == srqn &&
+                     PRM_GET(dctc, PRM_DCTC_DC_ACCESS_KEY) == KEY2 &&
+                     PRM_GET(dctc, PRM_DCTC_RWE) == 1 && PRM_GET(dctc, PRM_DCTC_RAE) == 0 &&
+                     PRM_GET(dctc, PRM_DCTC_MTU) == 5 && PRM_GET(dctc, PRM_DCTC_PORT) == 1,
+             "QUERY_DCT: active, its SRQ, key, access, MTU and port");
+    fill(buf + SRC, MSG, 33);
+    memset(buf + DST2, 0, MSG);
+    VU_CHECK(dc_post(dci, OP_WRITE, dctn, KEY2, SRC, MSG, DST2) == 0 &&
+                     dci_status(NULL) == IBV_WC_SUCCESS && memcmp(buf + DST2, buf + SRC, MSG) == 0,
+             "a DCI writes to the DevX DCT");
+    VU_CHECK(ibv_post_srq_recv(srq, &rwr, &bad) == 0 &&
+                     dc_post(dci, OP_SEND, dctn, KEY2, SRC, MSG, 0) == 0 &&
+                     dci_status(NULL) == IBV_WC_SUCCESS,
+             "and sends to it");
+    VU_CHECK(vu_wait(rcq, &wc, 5000) == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 7 &&
+                     wc.src_qp == dci->qp_num && memcmp(buf + RECV, buf + SRC, MSG) == 0,
+             "the send lands in the SRQ (status %d, src_qp 0x%x)", wc.status, wc.src_qp);
+    dci2 = dc_create(MLX5DV_DCTYPE_DCI, 0);
+    VU_CHECK(dci2 != NULL && dc_ready(dci2, false) == 0 &&
+                     dc_post(dci2, OP_READ, dctn, KEY1, LOCAL - MSG, MSG, DST2) == 0 &&
+                     dci_status(NULL) == IBV_WC_REM_ACCESS_ERR,
+             "the wrong key: a remote access error");
+    if (dci2 != NULL)
+        ibv_destroy_qp(dci2);
+    VU_CHECK(mlx5dv_devx_obj_destroy(obj) == 0, "DESTROY_DCT");
+}
+
 int main(void)
 {
     struct ibv_srq_init_attr sa = {.attr = {.max_wr = 16, .max_sge = 1}};
@@ -386,6 +482,7 @@ int main(void)
     test_wrong_key();
     test_states_and_refusals();
     test_destroy_order();
+    test_devx_dct();
     /* DCTs before the DCI that talked to them, then the SRQ and CQs they used. */
     VU_CHECK(ibv_destroy_qp(dct1) == 0 && ibv_destroy_qp(dct2) == 0 && ibv_destroy_qp(dci) == 0,
              "destroy the DCTs, then the DCI");
