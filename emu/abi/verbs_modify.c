@@ -38,9 +38,9 @@ struct modify_masks {
     int required, optional;
 };
 
-#define RC PRM_QP_ST_RC
-#define UC PRM_QP_ST_UC
-#define UD PRM_QP_ST_UD
+#define RC  PRM_QP_ST_RC
+#define UC  PRM_QP_ST_UC
+#define UD  PRM_QP_ST_UD
 #define DCI PRM_QP_ST_DCI
 #define DCT PRM_QP_ST_DCT
 

@@ -36,12 +36,12 @@ struct emu_qp_wr {
     pthread_t owner;                 /* the thread that called wr_start */
     int err;                         /* the first error since wr_start */
     uint32_t start_producer;         /* sq_producer at wr_start: what an error rolls back to */
+    struct mlx5dv_qp_ex dv;          /* mlx5dv_qp_ex_from_ibv_qp_ex's view (dv/dv_qp.c) */
     struct {                         /* a DCI wr: mlx5dv_wr_set_dc_addr's destination */
         struct ibv_ah *ah;
         uint32_t dctn;
         uint64_t key;
     } dc;
-    struct mlx5dv_qp_ex dv;          /* mlx5dv_qp_ex_from_ibv_qp_ex's view (dv/dv_qp.c) */
 };
 
 /* The operations the builder offers (IBV_QP_EX_WITH_*). */

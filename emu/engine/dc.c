@@ -50,8 +50,7 @@ uint32_t engine_wqe_raddr_offset(const struct emu_qp *qp)
            (qp->tp->dc == PRM_QP_DC_DCI ? (uint32_t)sizeof(struct prm_wqe_datagram_seg) : 0);
 }
 
-uint8_t engine_dci_route(struct emu_qp *qp, const struct engine_wqe *w, bool *stall,
-                         bool *switched)
+uint8_t engine_dci_route(struct emu_qp *qp, const struct engine_wqe *w, bool *stall, bool *switched)
 {
     const struct prm_wqe_datagram_seg *av =
             (const void *)(w->buf + sizeof(struct prm_wqe_ctrl_seg));
@@ -201,8 +200,7 @@ int engine_dct_request(struct emu_qp *qp, struct emu_conn *conn, const struct em
                        const uint8_t *payload, struct emu_wire_sink *sink)
 {
     struct engine_conn *ec = emu_conn_user(conn);
-    struct engine_dc_ctx *c =
-            ec != NULL ? dc_ctx_find(ec, qp->qpn, be32toh(h->src_qpn)) : NULL;
+    struct engine_dc_ctx *c = ec != NULL ? dc_ctx_find(ec, qp->qpn, be32toh(h->src_qpn)) : NULL;
     int rc;
 
     if (c == NULL) {
@@ -231,7 +229,7 @@ int engine_dct_request(struct emu_qp *qp, struct emu_conn *conn, const struct em
     return rc;
 }
 
-bool engine_dc_unknown(struct emu_conn *conn, const struct emu_wire_hdr *h)
+bool engine_dc_unknown(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h)
 {
     struct engine_conn *ec = emu_conn_user(conn);
     struct engine_dc_ctx *c =
@@ -239,6 +237,18 @@ bool engine_dc_unknown(struct emu_conn *conn, const struct emu_wire_hdr *h)
 
     if (c == NULL)
         return false;
+    /* Both numbers were reused since, by a connected pair of QPs: the old state goes. */
+    if (qp != NULL && qp->tp->connected) {
+        bool reused;
+
+        pthread_mutex_lock(&qp->lock);
+        reused = qp->attr.remote_qpn == c->dci && qp->peer == conn;
+        pthread_mutex_unlock(&qp->lock);
+        if (reused) {
+            *c = ec->dc[--ec->dc_count];
+            return false;
+        }
+    }
     if (c->syndrome == 0)
         EMU_LOG_INFO("DCT 0x%x is gone: request of DCI 0x%x refused (invalid request)", c->dctn,
                      c->dci);

@@ -158,8 +158,8 @@ int engine_dc_connect(struct emu_qp *qp, struct emu_conn *conn, const struct emu
 /* A request for DCT qp: answered in the state its DCI's DC_CONNECT set up. */
 int engine_dct_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                        const uint8_t *payload, struct emu_wire_sink *sink);
-/* A request for a QPN that is no DCT: true when a DCI sent it (answered with a NAK here). */
-bool engine_dc_unknown(struct emu_conn *conn, const struct emu_wire_hdr *h);
+/* A request for qp (NULL: none), which is no DCT: true when a DCI sent it (NAKed here). */
+bool engine_dc_unknown(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h);
 /* The connection's DC state is freed. */
 void engine_dc_conn_free(struct engine_conn *ec);
 
@@ -216,7 +216,7 @@ int engine_rx_start(struct emu_conn *conn, const struct engine_rx *rx, struct em
 int engine_rx_finish(struct engine_rx *rx, int err);
 int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                    const uint8_t *payload, struct emu_wire_sink *sink);
-/* A request for a connected QP (RC, UC, or a DCT with its DCI's state loaded): checked, executed. */
+/* A request for a connected QP (RC, UC, a DCT with its DCI's state loaded). */
 int engine_resp_connected(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                           const uint8_t *payload, struct emu_wire_sink *sink);
 int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int err);

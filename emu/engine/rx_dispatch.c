@@ -119,7 +119,7 @@ static int dispatch_frame(struct emu_conn *conn, const struct emu_wire_hdr *h,
         return engine_dc_connect(qp, conn, h);
     /* A DCI's request for a QPN that is no DCT (any more): NAKed. */
     if (!dispatch_is_response(h->type) && (qp == NULL || qp->tp->dc != PRM_QP_DC_DCT) &&
-        engine_dc_unknown(conn, h))
+        engine_dc_unknown(qp, conn, h))
         return 0;
     if (qp == NULL) {
         if (dispatch_is_response(h->type)) /* the requester was destroyed meanwhile */

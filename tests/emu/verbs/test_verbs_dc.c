@@ -29,20 +29,20 @@
 #define ACCESS_ALL                                                               \
     (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
      IBV_ACCESS_REMOTE_ATOMIC)
-#define SEND_OPS                                                                            \
-    (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |       \
-     IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                         \
+#define SEND_OPS                                                                      \
+    (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
+     IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |                   \
      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-#define KEY1     0x1122334455667788ull
-#define KEY2     0x0badc0ffee000002ull
-#define BUF      (1u << 20)
-#define SRC      0u
-#define DST1     (256u << 10) /* DCT 1's target region */
-#define DST2     (512u << 10) /* DCT 2's */
-#define RECV     (768u << 10) /* the SRQ's receive buffers */
-#define LOCAL    (1020u << 10)
-#define MSG      1000u
-#define ROUNDS   8
+#define KEY1   0x1122334455667788ull
+#define KEY2   0x0badc0ffee000002ull
+#define BUF    (1u << 20)
+#define SRC    0u
+#define DST1   (256u << 10) /* DCT 1's target region */
+#define DST2   (512u << 10) /* DCT 2's */
+#define RECV   (768u << 10) /* the SRQ's receive buffers */
+#define LOCAL  (1020u << 10)
+#define MSG    1000u
+#define ROUNDS 8
 
 static struct vu_ctx c;
 static struct ibv_cq *scq, *rcq;
@@ -86,8 +86,8 @@ static int dc_ready(struct ibv_qp *qp, bool dct)
     int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
     if (dct) {
-        at.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                             IBV_ACCESS_REMOTE_ATOMIC;
+        at.qp_access_flags =
+                IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
         mask |= IBV_QP_ACCESS_FLAGS;
     }
     if (ibv_modify_qp(qp, &at, mask) != 0)
@@ -96,8 +96,8 @@ static int dc_ready(struct ibv_qp *qp, bool dct)
     at.qp_state = IBV_QPS_RTR;
     at.path_mtu = IBV_MTU_4096;
     at.min_rnr_timer = 1;
-    if (ibv_modify_qp(qp, &at,
-                      IBV_QP_STATE | IBV_QP_PATH_MTU | (dct ? IBV_QP_MIN_RNR_TIMER : 0)) != 0)
+    if (ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PATH_MTU | (dct ? IBV_QP_MIN_RNR_TIMER : 0)) !=
+        0)
         return -1;
     if (dct)
         return 0;
@@ -311,9 +311,11 @@ static void test_states_and_refusals(void)
     ibv_wr_set_ud_addr(x, ah, dct1->qp_num, 0);
     ibv_wr_set_sge(x, mr->lkey, (uintptr_t)buf, 8);
     VU_CHECK(ibv_wr_complete(x) == EINVAL, "a UD address on a DCI fails the batch");
-    VU_CHECK(vu_end_create_ex(&c, &rc, 4, &(struct ibv_qp_cap){.max_send_wr = 4, .max_recv_wr = 4,
-                                                               .max_send_sge = 1,
-                                                               .max_recv_sge = 1},
+    VU_CHECK(vu_end_create_ex(&c, &rc, 4,
+                              &(struct ibv_qp_cap){.max_send_wr = 4,
+                                                   .max_recv_wr = 4,
+                                                   .max_send_sge = 1,
+                                                   .max_recv_sge = 1},
                               ACCESS_ALL, SEND_OPS, NULL) == 0,
              "an RC QP with the ibv_wr_* builders");
     x = ibv_qp_to_qp_ex(rc.qp);
