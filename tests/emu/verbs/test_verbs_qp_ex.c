@@ -377,8 +377,15 @@ static void test_dv(struct pair *p)
     dva.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC;
     a.send_ops_flags = IBV_QP_EX_WITH_SEND;
     errno = 0;
+    VU_CHECK(mlx5dv_create_qp(p->c.ctx, &a, &dva) == NULL && errno == EINVAL,
+             "mlx5dv_create_qp of a DC QP of qp_type RC refused with EINVAL");
+    dva.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC | MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS;
+    dva.dc_init_attr.dc_type = MLX5DV_DCTYPE_DCI;
+    a.qp_type = IBV_QPT_DRIVER;
+    errno = 0;
     VU_CHECK(mlx5dv_create_qp(p->c.ctx, &a, &dva) == NULL && errno == EOPNOTSUPP,
-             "mlx5dv_create_qp of a DC QP refused with EOPNOTSUPP");
+             "mlx5dv_create_qp of a DCI with streams refused with EOPNOTSUPP");
+    a.qp_type = IBV_QPT_RC;
     dva.comp_mask = MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS;
     dva.send_ops_flags = MLX5DV_QP_EX_WITH_RAW_WQE;
     errno = 0;
