@@ -7,7 +7,7 @@
  *
  * Supported: QUERY_HCA_CAP (general, Ethernet offload and general-2 groups),
  * ALLOC_PD / DEALLOC_PD, CREATE / DESTROY / QUERY_CQ, CREATE / DESTROY /
- * QUERY_QP and the RC transitions (RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS,
+ * QUERY_QP (RC, UC, UD, DCI) and the transitions (RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS,
  * RTS2RTS, SQERR2RTS, 2ERR, 2RST), CREATE / DESTROY / QUERY_RMP (shared
  * receive queues; QPs take them as rq_type SRQ), CREATE / DESTROY / QUERY_DCT
  * (DC targets, dct.c). Rings and doorbell records live in umems

@@ -43,16 +43,15 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
     uint32_t dbr_mode = (uint32_t)PRM_GET(qpc, PRM_QPC_SEND_DBR_MODE);
     const struct prm_qp_transport *tp = prm_qp_transport_of((uint8_t)PRM_GET(qpc, PRM_QPC_ST));
 
-    /* DC is mlx5dv_create_qp's only (a DCT is no QP in the PRM; DevX DCIs are not offered). */
-    if (tp == NULL || tp->dc != PRM_QP_DC_NONE) {
+    /* A DCT is no QP in the PRM: CREATE_DCT makes it (dct.c). */
+    if (tp == NULL || tp->dc == PRM_QP_DC_DCT) {
         char types[64];
 
-        EMU_LOG_ERR("CREATE_QP: st 0x%x; the device implements %s, of which DevX makes RC, UC "
-                    "and UD (DC through mlx5dv_create_qp)",
+        EMU_LOG_ERR("CREATE_QP: st 0x%x; the device implements %s (a DCT through CREATE_DCT)",
                     (unsigned)PRM_GET(qpc, PRM_QPC_ST),
                     prm_qp_transport_list(types, sizeof(types)));
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_TYPE,
-                         "st: the device implements RC, UC and UD QPs only");
+                         "st: the device implements RC, UC, UD and DCI QPs only");
     }
     if (PRM_GET(qpc, PRM_QPC_LOG_SQ_SIZE) > EMU_LOG_MAX_QP_SZ)
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_LOG_SQ_SIZE,
