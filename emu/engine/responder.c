@@ -593,8 +593,11 @@ int engine_resp_connected(struct emu_qp *qp, struct emu_conn *conn, const struct
         return -1;
     }
     qp->resp_discard = false;
-    /* The first request a QP in RTR takes: communication established, as ConnectX reports it. */
-    if (qp->state == PRM_QP_STATE_RTR && !qp->comm_est) {
+    /*
+     * The first request a QP in RTR takes: communication established, as
+     * ConnectX reports it (not for a DCT, which stays in RTR).
+     */
+    if (qp->state == PRM_QP_STATE_RTR && !qp->comm_est && qp->tp->dc != PRM_QP_DC_DCT) {
         qp->comm_est = true;
         emu_async_raise(qp->nic, qp->ibv.context, IBV_EVENT_COMM_EST, &qp->ibv);
     }
