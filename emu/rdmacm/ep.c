@@ -49,6 +49,8 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, 
         return CM_REFUSE(EINVAL, "no %s", id == NULL ? "id pointer" : "address information");
     if (rdma_create_id(NULL, &ep, NULL, cm_ep_port_space(res)) != 0)
         return -1;
+    if (qp_init_attr != NULL)
+        qp_init_attr->qp_type = ep->qp_type; /* the endpoint's, as rdma_cm sets it */
     if (res->ai_flags & RAI_PASSIVE) {
         ret = res->ai_src_addr == NULL ? CM_REFUSE(EINVAL, "a passive endpoint needs a source")
                                        : rdma_bind_addr(ep, res->ai_src_addr);
