@@ -224,7 +224,7 @@ static int cm_get_event(struct cm_channel *chan, struct rdma_cm_event **event)
             if (ev->reply)
                 cm_conn_take_reply(ev);
             else if (ev->qp_err)
-                cm_qp_to_err(ev->owner);
+                cm_qp_to_err(ev->owner, "rdma_get_cm_event");
             pthread_mutex_unlock(&cm_lock);
             *event = &ev->pub;
             return 0;

@@ -179,7 +179,8 @@ int cm_conn_send(struct cm_id *id, enum cm_msg_type type, const void *pdata, siz
                  uint8_t reason);
 
 /* qp.c */
-int cm_qp_modify(struct cm_id *id, enum ibv_qp_state state);
-int cm_qp_to_err(struct cm_id *id);
+/* Move the id's QP (a failure is logged as one of call). */
+int cm_qp_modify(struct cm_id *id, enum ibv_qp_state state, const char *call);
+int cm_qp_to_err(struct cm_id *id, const char *call);
 
 #endif /* EMU_RDMACM_CM_H */

@@ -276,7 +276,8 @@ int cm_conn_take_reply(struct cm_event *ev)
         ev->pub.event = RDMA_CM_EVENT_CONNECT_RESPONSE;
         return 0;
     }
-    if (cm_qp_modify(id, IBV_QPS_RTR) != 0 || cm_qp_modify(id, IBV_QPS_RTS) != 0) {
+    if (cm_qp_modify(id, IBV_QPS_RTR, "rdma_get_cm_event") != 0 ||
+        cm_qp_modify(id, IBV_QPS_RTS, "rdma_get_cm_event") != 0) {
         ev->pub.event = RDMA_CM_EVENT_CONNECT_ERROR;
         ev->pub.status = -errno;
         cm_conn_send(id, CM_MSG_REJ, NULL, 0, CM_REJ_CONSUMER_DEFINED);
@@ -294,35 +295,36 @@ int cm_conn_take_reply(struct cm_event *ev)
 }
 
 /* Checks the private data of a call that sends some: 0, or -1 with the log line. */
-static int cm_check_pdata(const void *pdata, size_t len, size_t limit)
+static int cm_check_pdata(const void *pdata, size_t len, size_t limit, const char *call)
 {
     if (len > limit)
-        return CM_REFUSE(EINVAL, "%zu bytes of private data; at most %zu", len, limit);
+        return CM_REFUSE_AS(call, EINVAL, "%zu bytes of private data; at most %zu", len, limit);
     if (len > 0 && pdata == NULL)
-        return CM_REFUSE(EINVAL, "no private data buffer for %zu bytes", len);
+        return CM_REFUSE_AS(call, EINVAL, "no private data buffer for %zu bytes", len);
     return 0;
 }
 
 /* A requested depth: RDMA_MAX_* means the device's limit, more than the limit is refused. */
-static int cm_depth(uint8_t want, uint8_t max, uint8_t *out)
+static int cm_depth(uint8_t want, uint8_t max, uint8_t *out, const char *call)
 {
     if (want == 0xff)
         want = max;
     if (want > max)
-        return CM_REFUSE(EINVAL, "%u outstanding reads asked; the device allows %u", want, max);
+        return CM_REFUSE_AS(call, EINVAL, "%u outstanding reads asked; the device allows %u", want, max);
     *out = want;
     return 0;
 }
 
 /* This side's parameters from the program's (NULL: rdma_cm's defaults). */
-static int cm_set_params(struct cm_id *id, const struct rdma_conn_param *p, bool passive)
+static int cm_set_params(struct cm_id *id, const struct rdma_conn_param *p, bool passive,
+                         const char *call)
 {
     struct cm_side *l = &id->local;
     uint8_t peer_init = id->peer.initiator_depth, peer_resp = id->peer.responder_resources;
 
     if (p == NULL) {
         if (id->pub.qp == NULL)
-            return CM_REFUSE(EINVAL, "no QP on the id and no conn_param with its qp_num");
+            return CM_REFUSE_AS(call, EINVAL, "no QP on the id and no conn_param with its qp_num");
         l->responder_resources = id->dev->max_dest_rd_atomic;
         l->initiator_depth = id->dev->max_rd_atomic;
         if (passive) {
@@ -334,8 +336,8 @@ static int cm_set_params(struct cm_id *id, const struct rdma_conn_param *p, bool
         l->rnr_retry_count = 7;
     } else {
         if (cm_depth(p->responder_resources, id->dev->max_dest_rd_atomic,
-                     &l->responder_resources) != 0 ||
-            cm_depth(p->initiator_depth, id->dev->max_rd_atomic, &l->initiator_depth) != 0)
+                     &l->responder_resources, call) != 0 ||
+            cm_depth(p->initiator_depth, id->dev->max_rd_atomic, &l->initiator_depth, call) != 0)
             return -1;
         l->retry_count = p->retry_count > 7 ? 7 : p->retry_count;
         l->rnr_retry_count = p->rnr_retry_count > 7 ? 7 : p->rnr_retry_count;
@@ -363,8 +365,8 @@ static struct cm_id *cm_conn_id(struct rdma_cm_id *pub, enum cm_state want, cons
     if (id != NULL && id->state == want)
         return id;
     pthread_mutex_unlock(&cm_lock);
-    cm_refuse(EINVAL, __FILE__, __LINE__, call, "%s",
-              id == NULL ? "no id" : "the id is not in the state this call needs");
+    CM_REFUSE_AS(call, EINVAL, "%s",
+                 id == NULL ? "no id" : "the id is not in the state this call needs");
     return NULL;
 }
 
@@ -378,8 +380,9 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *pub, struct rdma_conn_param *conn_
     if (id == NULL)
         return -1;
     if ((conn_param != NULL && cm_check_pdata(conn_param->private_data,
-                                              conn_param->private_data_len, CM_PDATA_REQ) != 0) ||
-        cm_set_params(id, conn_param, false) != 0) {
+                                              conn_param->private_data_len, CM_PDATA_REQ,
+                                              __func__) != 0) ||
+        cm_set_params(id, conn_param, false, __func__) != 0) {
         pthread_mutex_unlock(&cm_lock);
         return -1;
     }
@@ -413,16 +416,14 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *pub, struct rdma_conn_param *conn_p
 
     if (id == NULL)
         return -1;
-    if (cm_check_pdata(pdata, len, CM_PDATA_REP) != 0 || cm_set_params(id, conn_param, true) != 0) {
+    if (cm_check_pdata(pdata, len, CM_PDATA_REP, __func__) != 0 || cm_set_params(id, conn_param, true, __func__) != 0) {
         pthread_mutex_unlock(&cm_lock);
         return -1;
     }
-    if (id->pub.qp != NULL &&
-        (cm_qp_modify(id, IBV_QPS_RTR) != 0 || cm_qp_modify(id, IBV_QPS_RTS) != 0)) {
-        int err = errno;
-
+    if (id->pub.qp != NULL && (cm_qp_modify(id, IBV_QPS_RTR, __func__) != 0 ||
+                               cm_qp_modify(id, IBV_QPS_RTS, __func__) != 0)) {
         pthread_mutex_unlock(&cm_lock);
-        return CM_REFUSE(err, "the QP cannot be connected");
+        return -1; /* the id still holds the request: the program may reject it */
     }
     if (cm_conn_send(id, CM_MSG_REP, pdata, len, 0) != 0)
         cm_conn_fail(id, RDMA_CM_EVENT_UNREACHABLE, -ECONNRESET);
@@ -438,7 +439,7 @@ CM_EXPORT int rdma_reject(struct rdma_cm_id *pub, const void *private_data,
 {
     struct cm_id *id;
 
-    if (cm_check_pdata(private_data, private_data_len, CM_PDATA_REJ) != 0)
+    if (cm_check_pdata(private_data, private_data_len, CM_PDATA_REJ, __func__) != 0)
         return -1;
     id = cm_conn_id(pub, CM_REQ_RCVD, __func__);
     if (id == NULL)
@@ -494,7 +495,7 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *pub)
     if (id == NULL) {
         ret = CM_REFUSE(EINVAL, "no id");
     } else if (id->state == CM_CONNECTED || id->state == CM_REP_SENT) {
-        cm_qp_to_err(id);
+        cm_qp_to_err(id, __func__);
         if (cm_conn_send(id, CM_MSG_DREQ, NULL, 0, 0) != 0) {
             cm_conn_disconnected(id, 0);
         } else {
@@ -502,7 +503,7 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *pub)
             cm_id_set_timer(id, CM_TIMER_DREP, CM_DREP_TIMEOUT_MS);
         }
     } else if (id->state == CM_DREQ_SENT || id->state == CM_DISCONNECTED) {
-        cm_qp_to_err(id);
+        cm_qp_to_err(id, __func__);
     } else {
         ret = CM_REFUSE(EINVAL, "the id is not connected");
     }

@@ -34,7 +34,7 @@ static int cm_ep_keep_qp_attr(struct rdma_cm_id *pub, struct ibv_pd *pd,
         return 0;
     id->ep_qp_attr = malloc(sizeof(*attr));
     if (id->ep_qp_attr == NULL)
-        return CM_REFUSE(ENOMEM, "out of memory");
+        return CM_REFUSE_AS("rdma_create_ep", ENOMEM, "out of memory");
     *id->ep_qp_attr = *attr;
     return 0;
 }

@@ -275,29 +275,29 @@ static int cm_set_option(struct cm_id *id, int level, int optname, void *optval,
         case RDMA_OPTION_ID_TOS:
             return cm_option_u8(optval, optlen, &id->tos) == 0
                            ? 0
-                           : CM_REFUSE(EINVAL, "RDMA_OPTION_ID_TOS takes a uint8_t");
+                           : CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_TOS takes a uint8_t");
         case RDMA_OPTION_ID_ACK_TIMEOUT:
             return cm_option_u8(optval, optlen, &id->ack_timeout) == 0
                            ? 0
-                           : CM_REFUSE(EINVAL, "RDMA_OPTION_ID_ACK_TIMEOUT takes a uint8_t");
+                           : CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_ACK_TIMEOUT takes a uint8_t");
         case RDMA_OPTION_ID_REUSEADDR:
             if (cm_option_int(optval, optlen, &v) != 0)
-                return CM_REFUSE(EINVAL, "RDMA_OPTION_ID_REUSEADDR takes an int");
+                return CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_REUSEADDR takes an int");
             id->reuseaddr = v != 0;
             return 0;
         case RDMA_OPTION_ID_AFONLY:
             if (cm_option_int(optval, optlen, &v) != 0)
-                return CM_REFUSE(EINVAL, "RDMA_OPTION_ID_AFONLY takes an int");
+                return CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_AFONLY takes an int");
             id->afonly = v != 0;
             id->afonly_set = true;
             return 0;
         }
     } else if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH) {
         if (optlen == 0 || optlen % sizeof(struct ibv_path_data) != 0)
-            return CM_REFUSE(EINVAL, "RDMA_OPTION_IB_PATH takes struct ibv_path_data entries");
+            return CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_IB_PATH takes struct ibv_path_data entries");
         return 0; /* paths are not needed: the peer's GID comes in the handshake */
     }
-    return CM_REFUSE(ENOSYS, "option %d of level %d is not supported", optname, level);
+    return CM_REFUSE_AS("rdma_set_option", ENOSYS, "option %d of level %d is not supported", optname, level);
 }
 
 CM_EXPORT int rdma_set_option(struct rdma_cm_id *pub, int level, int optname, void *optval,

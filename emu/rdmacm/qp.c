@@ -21,12 +21,12 @@
 #define CM_DEFAULT_TIMEOUT 14
 #define CM_HOP_LIMIT       64
 
-static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask)
+static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask, const char *call)
 {
     enum ibv_qp_state state = a->qp_state;
 
     if (id->dev == NULL)
-        return CM_REFUSE(EINVAL, "the id has no device yet (bind or resolve an address first)");
+        return CM_REFUSE_AS(call, EINVAL, "the id has no device yet (bind or resolve an address first)");
     memset(a, 0, sizeof(*a));
     a->qp_state = state;
     switch (state) {
@@ -39,7 +39,7 @@ static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask)
         return 0;
     case IBV_QPS_RTR:
         if (!id->peer_known)
-            return CM_REFUSE(EINVAL, "the peer's QP is not known yet");
+            return CM_REFUSE_AS(call, EINVAL, "the peer's QP is not known yet");
         a->path_mtu = (enum ibv_mtu)(id->local.mtu < id->peer.mtu ? id->local.mtu : id->peer.mtu);
         a->dest_qp_num = id->peer.qpn;
         a->rq_psn = id->peer.psn;
@@ -59,7 +59,7 @@ static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask)
         return 0;
     case IBV_QPS_RTS:
         if (!id->peer_known)
-            return CM_REFUSE(EINVAL, "the peer's QP is not known yet");
+            return CM_REFUSE_AS(call, EINVAL, "the peer's QP is not known yet");
         a->timeout = id->ack_timeout ? id->ack_timeout : CM_DEFAULT_TIMEOUT;
         a->retry_cnt = id->local.retry_count;
         a->rnr_retry = id->peer.rnr_retry_count;
@@ -69,7 +69,7 @@ static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask)
                 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
         return 0;
     default:
-        return CM_REFUSE(EINVAL, "QP state %d: only INIT, RTR and RTS attributes are given",
+        return CM_REFUSE_AS(call, EINVAL, "QP state %d: only INIT, RTR and RTS attributes are given",
                          state);
     }
 }
@@ -84,25 +84,25 @@ CM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *pub, struct ibv_qp_attr *qp_a
         return CM_REFUSE(EINVAL, "no attribute or mask pointer");
     pthread_mutex_lock(&cm_lock);
     id = cm_id_of(pub);
-    ret = id == NULL ? CM_REFUSE(EINVAL, "no id") : cm_qp_attr(id, qp_attr, qp_attr_mask);
+    ret = id == NULL ? CM_REFUSE(EINVAL, "no id") : cm_qp_attr(id, qp_attr, qp_attr_mask, __func__);
     pthread_mutex_unlock(&cm_lock);
     return ret;
 }
 
-int cm_qp_modify(struct cm_id *id, enum ibv_qp_state state)
+int cm_qp_modify(struct cm_id *id, enum ibv_qp_state state, const char *call)
 {
     struct ibv_qp_attr attr = {.qp_state = state};
     int mask, err;
 
-    if (cm_qp_attr(id, &attr, &mask) != 0)
+    if (cm_qp_attr(id, &attr, &mask, call) != 0)
         return -1;
     err = ibv_modify_qp(id->pub.qp, &attr, mask);
     if (err != 0)
-        return CM_REFUSE(err, "ibv_modify_qp to state %d failed", state);
+        return CM_REFUSE_AS(call, err, "the QP cannot be moved to state %d", state);
     return 0;
 }
 
-int cm_qp_to_err(struct cm_id *id)
+int cm_qp_to_err(struct cm_id *id, const char *call)
 {
     struct ibv_qp_attr attr = {.qp_state = IBV_QPS_ERR};
     int err;
@@ -110,7 +110,7 @@ int cm_qp_to_err(struct cm_id *id)
     if (id->pub.qp == NULL)
         return 0;
     err = ibv_modify_qp(id->pub.qp, &attr, IBV_QP_STATE);
-    return err == 0 ? 0 : CM_REFUSE(err, "ibv_modify_qp to ERR failed");
+    return err == 0 ? 0 : CM_REFUSE_AS(call, err, "the QP cannot be moved to ERR");
 }
 
 static void cm_destroy_cqs(struct cm_id *id)
@@ -167,7 +167,7 @@ static int cm_make_cqs(struct cm_id *id, struct ibv_qp_init_attr_ex *a)
         int err = errno;
 
         cm_destroy_cqs(id);
-        return CM_REFUSE(err, "cannot make the id's CQs");
+        return CM_REFUSE_AS("rdma_create_qp", err, "cannot make the id's CQs");
     }
     return 0;
 }
@@ -185,20 +185,20 @@ static int cm_create_qp(struct cm_id *id, struct ibv_qp_init_attr_ex *a)
     int err;
 
     if (id->dev == NULL)
-        return CM_REFUSE(EINVAL, "the id has no device yet (bind or resolve an address first)");
+        return CM_REFUSE_AS("rdma_create_qp", EINVAL, "the id has no device yet (bind or resolve an address first)");
     if (id->pub.qp != NULL)
-        return CM_REFUSE(EINVAL, "the id already has a QP");
+        return CM_REFUSE_AS("rdma_create_qp", EINVAL, "the id already has a QP");
     if (a->qp_type != IBV_QPT_RC)
-        return CM_REFUSE(EOPNOTSUPP, "QP type %d: the id's port space connects RC QPs",
+        return CM_REFUSE_AS("rdma_create_qp", EOPNOTSUPP, "QP type %d: the id's port space connects RC QPs",
                          a->qp_type);
     if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL) {
         a->comp_mask |= IBV_QP_INIT_ATTR_PD;
         a->pd = cm_default_pd(id->dev);
         if (a->pd == NULL)
-            return CM_REFUSE(errno, "cannot allocate the device's PD");
+            return CM_REFUSE_AS("rdma_create_qp", errno, "cannot allocate the device's PD");
     }
     if (a->pd->context != id->pub.verbs)
-        return CM_REFUSE(EINVAL, "the PD belongs to another device than the id");
+        return CM_REFUSE_AS("rdma_create_qp", EINVAL, "the PD belongs to another device than the id");
     if (a->srq == NULL)
         a->srq = id->pub.srq;
     if (cm_make_cqs(id, a) != 0)
@@ -207,10 +207,10 @@ static int cm_create_qp(struct cm_id *id, struct ibv_qp_init_attr_ex *a)
     if (qp == NULL) {
         err = errno;
         cm_destroy_cqs(id);
-        return CM_REFUSE(err, "ibv_create_qp_ex failed");
+        return CM_REFUSE_AS("rdma_create_qp", err, "ibv_create_qp_ex failed");
     }
     id->pub.qp = qp;
-    if (cm_qp_modify(id, IBV_QPS_INIT) != 0) {
+    if (cm_qp_modify(id, IBV_QPS_INIT, "rdma_create_qp") != 0) {
         err = errno;
         ibv_destroy_qp(qp);
         id->pub.qp = NULL;
@@ -279,16 +279,16 @@ CM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *pub)
 static int cm_create_srq(struct cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
     if (id->dev == NULL)
-        return CM_REFUSE(EINVAL, "the id has no device yet (bind or resolve an address first)");
+        return CM_REFUSE_AS("rdma_create_srq", EINVAL, "the id has no device yet (bind or resolve an address first)");
     if (id->pub.srq != NULL)
-        return CM_REFUSE(EINVAL, "the id already has an SRQ");
+        return CM_REFUSE_AS("rdma_create_srq", EINVAL, "the id already has an SRQ");
     if (pd == NULL)
         pd = cm_default_pd(id->dev);
     if (pd == NULL || pd->context != id->pub.verbs)
-        return CM_REFUSE(EINVAL, "no PD of the id's device");
+        return CM_REFUSE_AS("rdma_create_srq", EINVAL, "no PD of the id's device");
     id->pub.srq = ibv_create_srq(pd, attr);
     if (id->pub.srq == NULL)
-        return CM_REFUSE(errno, "ibv_create_srq failed");
+        return CM_REFUSE_AS("rdma_create_srq", errno, "ibv_create_srq failed");
     id->pub.pd = pd;
     return 0;
 }
