@@ -166,6 +166,7 @@ int cm_sync_wait(struct cm_id *id);
 
 /* progress.c */
 int cm_progress_watch(struct cm_id *id, uint32_t events);
+void cm_progress_unwatch(int fd);
 void cm_progress_kick(void);
 uint64_t cm_now_ms(void);
 

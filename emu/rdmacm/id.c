@@ -113,7 +113,8 @@ struct cm_id *cm_id_new(struct cm_channel *chan, void *context, enum rdma_port_s
 void cm_id_close_socket(struct cm_id *id)
 {
     if (id->sock >= 0) {
-        close(id->sock); /* also leaves the progress thread's epoll set */
+        cm_progress_unwatch(id->sock);
+        close(id->sock);
         id->sock = -1;
     }
     id->rx_len = 0;

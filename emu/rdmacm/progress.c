@@ -203,6 +203,13 @@ static void cm_progress_start(void)
     pthread_attr_destroy(&attr);
 }
 
+void cm_progress_unwatch(int fd)
+{
+    /* Before close: a copy of the socket in a forked child would keep the registration. */
+    if (cm_epoll >= 0)
+        epoll_ctl(cm_epoll, EPOLL_CTL_DEL, fd, NULL);
+}
+
 int cm_progress_watch(struct cm_id *id, uint32_t events)
 {
     struct epoll_event ev = {.events = events, .data.u64 = id->serial};
