@@ -79,8 +79,7 @@ CM_EXPORT int rdma_bind_addr(struct rdma_cm_id *pub, struct sockaddr *addr)
 }
 
 /* The source address the kernel would use to reach dst, with the given port. */
-static int cm_route_source(const struct sockaddr *dst, in_port_t port,
-                           struct sockaddr_storage *src)
+static int cm_route_source(const struct sockaddr *dst, in_port_t port, struct sockaddr_storage *src)
 {
     socklen_t len = sizeof(*src);
     int fd = socket(dst->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = -1;
@@ -137,8 +136,7 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *pub, struct sockaddr *src_add
         pthread_mutex_unlock(&cm_lock);
         return CM_REFUSE(EINVAL, id == NULL ? "no id" : "the id is not idle or bound");
     }
-    if (id->state == CM_BOUND &&
-        id->pub.route.addr.src_addr.sa_family != dst_addr->sa_family) {
+    if (id->state == CM_BOUND && id->pub.route.addr.src_addr.sa_family != dst_addr->sa_family) {
         pthread_mutex_unlock(&cm_lock);
         return CM_REFUSE(EINVAL, "the id is bound to an address of another family");
     }

@@ -64,10 +64,10 @@ enum cm_timer {
 struct cm_channel {
     struct rdma_event_channel pub;
     struct cm_event *head, *tail;
-    unsigned ids;     /* ids on this channel */
-    bool signalled;   /* the eventfd holds a count */
-    bool destroyed;   /* the program destroyed it while ids were on it */
-    bool sync;        /* the private channel of a synchronous id */
+    unsigned ids;   /* ids on this channel */
+    bool signalled; /* the eventfd holds a count */
+    bool destroyed; /* the program destroyed it while ids were on it */
+    bool sync;      /* the private channel of a synchronous id */
 };
 
 struct cm_event {
@@ -105,10 +105,10 @@ struct cm_id {
     struct cm_id *listen; /* the listener a passive id came from (CONNECT_REQUEST only) */
     int sock;             /* TCP: listener or connection; -1 */
     int backlog;
-    unsigned refs;   /* events the program holds, plus one while not destroyed */
-    bool destroyed;  /* rdma_destroy_id returned; freed at the last ack */
-    bool sync;       /* no channel given: calls wait for their event */
-    bool own_cqs;    /* rdma_create_qp made the CQs */
+    unsigned refs;  /* events the program holds, plus one while not destroyed */
+    bool destroyed; /* rdma_destroy_id returned; freed at the last ack */
+    bool sync;      /* no channel given: calls wait for their event */
+    bool own_cqs;   /* rdma_create_qp made the CQs */
     bool disconnect_queued;
     bool req_taken; /* the program took this passive id's CONNECT_REQUEST */
     bool reuseaddr, afonly_set;

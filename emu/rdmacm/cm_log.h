@@ -10,7 +10,7 @@
 
 int cm_refuse(int err, const char *file, int line, const char *call, const char *fmt, ...)
         __attribute__((format(printf, 5, 6)));
-#define CM_REFUSE(err, ...) cm_refuse((err), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define CM_REFUSE(err, ...)          cm_refuse((err), __FILE__, __LINE__, __func__, __VA_ARGS__)
 /* The same from a helper, naming the call it works for. */
 #define CM_REFUSE_AS(call, err, ...) cm_refuse((err), __FILE__, __LINE__, (call), __VA_ARGS__)
 

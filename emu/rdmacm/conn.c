@@ -92,8 +92,8 @@ static void cm_peer_from_msg(struct cm_id *id, const struct cm_msg *msg)
 }
 
 /* The peer's connection parameters as the program sees them in a request or a reply. */
-static void cm_event_set_conn(struct cm_event *ev, const struct cm_id *id,
-                              const struct cm_msg *msg, size_t pdata_size)
+static void cm_event_set_conn(struct cm_event *ev, const struct cm_id *id, const struct cm_msg *msg,
+                              size_t pdata_size)
 {
     struct rdma_conn_param *c = &ev->pub.param.conn;
 
@@ -310,7 +310,8 @@ static int cm_depth(uint8_t want, uint8_t max, uint8_t *out, const char *call)
     if (want == 0xff)
         want = max;
     if (want > max)
-        return CM_REFUSE_AS(call, EINVAL, "%u outstanding reads asked; the device allows %u", want, max);
+        return CM_REFUSE_AS(call, EINVAL, "%u outstanding reads asked; the device allows %u", want,
+                            max);
     *out = want;
     return 0;
 }
@@ -328,15 +329,15 @@ static int cm_set_params(struct cm_id *id, const struct rdma_conn_param *p, bool
         l->responder_resources = id->dev->max_dest_rd_atomic;
         l->initiator_depth = id->dev->max_rd_atomic;
         if (passive) {
-            l->responder_resources = peer_init < l->responder_resources ? peer_init
-                                                                        : l->responder_resources;
+            l->responder_resources =
+                    peer_init < l->responder_resources ? peer_init : l->responder_resources;
             l->initiator_depth = peer_resp < l->initiator_depth ? peer_resp : l->initiator_depth;
         }
         l->retry_count = 7;
         l->rnr_retry_count = 7;
     } else {
-        if (cm_depth(p->responder_resources, id->dev->max_dest_rd_atomic,
-                     &l->responder_resources, call) != 0 ||
+        if (cm_depth(p->responder_resources, id->dev->max_dest_rd_atomic, &l->responder_resources,
+                     call) != 0 ||
             cm_depth(p->initiator_depth, id->dev->max_rd_atomic, &l->initiator_depth, call) != 0)
             return -1;
         l->retry_count = p->retry_count > 7 ? 7 : p->retry_count;
@@ -379,9 +380,9 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *pub, struct rdma_conn_param *conn_
 
     if (id == NULL)
         return -1;
-    if ((conn_param != NULL && cm_check_pdata(conn_param->private_data,
-                                              conn_param->private_data_len, CM_PDATA_REQ,
-                                              __func__) != 0) ||
+    if ((conn_param != NULL &&
+         cm_check_pdata(conn_param->private_data, conn_param->private_data_len, CM_PDATA_REQ,
+                        __func__) != 0) ||
         cm_set_params(id, conn_param, false, __func__) != 0) {
         pthread_mutex_unlock(&cm_lock);
         return -1;
@@ -416,7 +417,8 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *pub, struct rdma_conn_param *conn_p
 
     if (id == NULL)
         return -1;
-    if (cm_check_pdata(pdata, len, CM_PDATA_REP, __func__) != 0 || cm_set_params(id, conn_param, true, __func__) != 0) {
+    if (cm_check_pdata(pdata, len, CM_PDATA_REP, __func__) != 0 ||
+        cm_set_params(id, conn_param, true, __func__) != 0) {
         pthread_mutex_unlock(&cm_lock);
         return -1;
     }

@@ -39,7 +39,8 @@ static int cm_device_open(struct ibv_device *ibdev, struct cm_device *dev)
     dev->lid = pattr.lid;
     dev->link_layer = pattr.link_layer;
     dev->mtu = (uint8_t)pattr.active_mtu;
-    dev->max_rd_atomic = (uint8_t)(dattr.max_qp_init_rd_atom > 255 ? 255 : dattr.max_qp_init_rd_atom);
+    dev->max_rd_atomic =
+            (uint8_t)(dattr.max_qp_init_rd_atom > 255 ? 255 : dattr.max_qp_init_rd_atom);
     dev->max_dest_rd_atomic = (uint8_t)(dattr.max_qp_rd_atom > 255 ? 255 : dattr.max_qp_rd_atom);
     return 0;
 }
@@ -65,8 +66,8 @@ static void cm_devices_init(void)
         if (cm_device_open(list[i], &cm_devs[cm_ndevs]) == 0)
             cm_ndevs++;
         else
-            EMU_LOG_ERR("librdmacm: device %s cannot be opened (%s)",
-                        ibv_get_device_name(list[i]), strerror(errno));
+            EMU_LOG_ERR("librdmacm: device %s cannot be opened (%s)", ibv_get_device_name(list[i]),
+                        strerror(errno));
     ibv_free_device_list(list);
     if (cm_ndevs == 0)
         cm_devs_err = ENODEV;

@@ -57,9 +57,9 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, 
         if (ret == 0)
             ret = cm_ep_keep_qp_attr(ep, pd, qp_init_attr);
     } else {
-        ret = res->ai_dst_addr == NULL ? CM_REFUSE(EINVAL, "an active endpoint needs a destination")
-                                       : rdma_resolve_addr(ep, res->ai_src_addr, res->ai_dst_addr,
-                                                           2000);
+        ret = res->ai_dst_addr == NULL
+                      ? CM_REFUSE(EINVAL, "an active endpoint needs a destination")
+                      : rdma_resolve_addr(ep, res->ai_src_addr, res->ai_dst_addr, 2000);
         if (ret == 0)
             ret = rdma_resolve_route(ep, 2000);
         if (ret == 0 && qp_init_attr != NULL)

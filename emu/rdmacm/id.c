@@ -150,8 +150,9 @@ CM_EXPORT int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_
     if (id == NULL)
         return CM_REFUSE(EINVAL, "no id pointer");
     if (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB)
-        return CM_REFUSE(EOPNOTSUPP, "port space 0x%x (UD) is not supported by softmlx5's "
-                                     "librdmacm; RDMA_PS_TCP and RDMA_PS_IB (RC) are",
+        return CM_REFUSE(EOPNOTSUPP,
+                         "port space 0x%x (UD) is not supported by softmlx5's "
+                         "librdmacm; RDMA_PS_TCP and RDMA_PS_IB (RC) are",
                          ps);
     if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB)
         return CM_REFUSE(EINVAL, "unknown port space 0x%x", ps);
@@ -276,29 +277,35 @@ static int cm_set_option(struct cm_id *id, int level, int optname, void *optval,
         case RDMA_OPTION_ID_TOS:
             return cm_option_u8(optval, optlen, &id->tos) == 0
                            ? 0
-                           : CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_TOS takes a uint8_t");
+                           : CM_REFUSE_AS("rdma_set_option", EINVAL,
+                                          "RDMA_OPTION_ID_TOS takes a uint8_t");
         case RDMA_OPTION_ID_ACK_TIMEOUT:
             return cm_option_u8(optval, optlen, &id->ack_timeout) == 0
                            ? 0
-                           : CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_ACK_TIMEOUT takes a uint8_t");
+                           : CM_REFUSE_AS("rdma_set_option", EINVAL,
+                                          "RDMA_OPTION_ID_ACK_TIMEOUT takes a uint8_t");
         case RDMA_OPTION_ID_REUSEADDR:
             if (cm_option_int(optval, optlen, &v) != 0)
-                return CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_REUSEADDR takes an int");
+                return CM_REFUSE_AS("rdma_set_option", EINVAL,
+                                    "RDMA_OPTION_ID_REUSEADDR takes an int");
             id->reuseaddr = v != 0;
             return 0;
         case RDMA_OPTION_ID_AFONLY:
             if (cm_option_int(optval, optlen, &v) != 0)
-                return CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_ID_AFONLY takes an int");
+                return CM_REFUSE_AS("rdma_set_option", EINVAL,
+                                    "RDMA_OPTION_ID_AFONLY takes an int");
             id->afonly = v != 0;
             id->afonly_set = true;
             return 0;
         }
     } else if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH) {
         if (optlen == 0 || optlen % sizeof(struct ibv_path_data) != 0)
-            return CM_REFUSE_AS("rdma_set_option", EINVAL, "RDMA_OPTION_IB_PATH takes struct ibv_path_data entries");
+            return CM_REFUSE_AS("rdma_set_option", EINVAL,
+                                "RDMA_OPTION_IB_PATH takes struct ibv_path_data entries");
         return 0; /* paths are not needed: the peer's GID comes in the handshake */
     }
-    return CM_REFUSE_AS("rdma_set_option", ENOSYS, "option %d of level %d is not supported", optname, level);
+    return CM_REFUSE_AS("rdma_set_option", ENOSYS, "option %d of level %d is not supported",
+                        optname, level);
 }
 
 CM_EXPORT int rdma_set_option(struct rdma_cm_id *pub, int level, int optname, void *optval,
@@ -311,7 +318,8 @@ CM_EXPORT int rdma_set_option(struct rdma_cm_id *pub, int level, int optname, vo
         return CM_REFUSE(EINVAL, "no option value");
     pthread_mutex_lock(&cm_lock);
     id = cm_id_of(pub);
-    ret = id == NULL ? CM_REFUSE(EINVAL, "no id") : cm_set_option(id, level, optname, optval, optlen);
+    ret = id == NULL ? CM_REFUSE(EINVAL, "no id")
+                     : cm_set_option(id, level, optname, optval, optlen);
     pthread_mutex_unlock(&cm_lock);
     return ret;
 }

@@ -69,7 +69,8 @@ static void cm_accept(struct cm_id *listen)
     for (;;) {
         struct sockaddr_storage peer;
         socklen_t len = sizeof(peer);
-        int fd = accept4(listen->sock, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd =
+                accept4(listen->sock, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
         struct cm_id *child;
 
         if (fd < 0) {

@@ -26,7 +26,8 @@ static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask, const 
     enum ibv_qp_state state = a->qp_state;
 
     if (id->dev == NULL)
-        return CM_REFUSE_AS(call, EINVAL, "the id has no device yet (bind or resolve an address first)");
+        return CM_REFUSE_AS(call, EINVAL,
+                            "the id has no device yet (bind or resolve an address first)");
     memset(a, 0, sizeof(*a));
     a->qp_state = state;
     switch (state) {
@@ -69,8 +70,8 @@ static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask, const 
                 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
         return 0;
     default:
-        return CM_REFUSE_AS(call, EINVAL, "QP state %d: only INIT, RTR and RTS attributes are given",
-                         state);
+        return CM_REFUSE_AS(call, EINVAL,
+                            "QP state %d: only INIT, RTR and RTS attributes are given", state);
     }
 }
 
@@ -185,12 +186,13 @@ static int cm_create_qp(struct cm_id *id, struct ibv_qp_init_attr_ex *a)
     int err;
 
     if (id->dev == NULL)
-        return CM_REFUSE_AS("rdma_create_qp", EINVAL, "the id has no device yet (bind or resolve an address first)");
+        return CM_REFUSE_AS("rdma_create_qp", EINVAL,
+                            "the id has no device yet (bind or resolve an address first)");
     if (id->pub.qp != NULL)
         return CM_REFUSE_AS("rdma_create_qp", EINVAL, "the id already has a QP");
     if (a->qp_type != IBV_QPT_RC)
-        return CM_REFUSE_AS("rdma_create_qp", EOPNOTSUPP, "QP type %d: the id's port space connects RC QPs",
-                         a->qp_type);
+        return CM_REFUSE_AS("rdma_create_qp", EOPNOTSUPP,
+                            "QP type %d: the id's port space connects RC QPs", a->qp_type);
     if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL) {
         a->comp_mask |= IBV_QP_INIT_ATTR_PD;
         a->pd = cm_default_pd(id->dev);
@@ -198,7 +200,8 @@ static int cm_create_qp(struct cm_id *id, struct ibv_qp_init_attr_ex *a)
             return CM_REFUSE_AS("rdma_create_qp", errno, "cannot allocate the device's PD");
     }
     if (a->pd->context != id->pub.verbs)
-        return CM_REFUSE_AS("rdma_create_qp", EINVAL, "the PD belongs to another device than the id");
+        return CM_REFUSE_AS("rdma_create_qp", EINVAL,
+                            "the PD belongs to another device than the id");
     if (a->srq == NULL)
         a->srq = id->pub.srq;
     if (cm_make_cqs(id, a) != 0)
@@ -279,7 +282,8 @@ CM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *pub)
 static int cm_create_srq(struct cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
     if (id->dev == NULL)
-        return CM_REFUSE_AS("rdma_create_srq", EINVAL, "the id has no device yet (bind or resolve an address first)");
+        return CM_REFUSE_AS("rdma_create_srq", EINVAL,
+                            "the id has no device yet (bind or resolve an address first)");
     if (id->pub.srq != NULL)
         return CM_REFUSE_AS("rdma_create_srq", EINVAL, "the id already has an SRQ");
     if (pd == NULL)

@@ -22,20 +22,20 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "%s:%d: %s failed (errno %d: %s)\n", __FILE__, __LINE__, #cond, \
-                    errno, strerror(errno));                                                \
-            failures++;                                                                     \
-        }                                                                                   \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: %s failed (errno %d: %s)\n", __FILE__, __LINE__, #cond, errno, \
+                    strerror(errno));                                                              \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* A call that must fail with -1 and errno err. */
-#define REFUSED(call, err)                      \
-    do {                                        \
-        errno = 0;                              \
-        CHECK((call) == -1 && errno == (err));  \
+#define REFUSED(call, err)                     \
+    do {                                       \
+        errno = 0;                             \
+        CHECK((call) == -1 && errno == (err)); \
     } while (0)
 
 static struct sockaddr_in ipv4(const char *addr, uint16_t port)
@@ -67,11 +67,11 @@ static void test_refusals(struct rdma_event_channel *ch)
 
     CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) == 0);
     REFUSED(rdma_bind_addr(id, NULL), EINVAL);
-    REFUSED(rdma_connect(id, &param), EINVAL);       /* no route resolved */
-    REFUSED(rdma_accept(id, &param), EINVAL);        /* no connection request */
+    REFUSED(rdma_connect(id, &param), EINVAL); /* no route resolved */
+    REFUSED(rdma_accept(id, &param), EINVAL);  /* no connection request */
     REFUSED(rdma_reject(id, NULL, 0), EINVAL);
-    REFUSED(rdma_disconnect(id), EINVAL);            /* not connected */
-    REFUSED(rdma_resolve_route(id, 100), EINVAL);    /* no address resolved */
+    REFUSED(rdma_disconnect(id), EINVAL);         /* not connected */
+    REFUSED(rdma_resolve_route(id, 100), EINVAL); /* no address resolved */
     REFUSED(rdma_establish(id), EINVAL);
     REFUSED(rdma_resolve_addr(id, NULL, NULL, 100), EINVAL);
     attr.qp_state = IBV_QPS_INIT;
@@ -92,8 +92,7 @@ static void test_refusals(struct rdma_event_channel *ch)
     CHECK(id->verbs != NULL && rdma_get_src_port(id) != 0);
     REFUSED(rdma_bind_addr(id, (struct sockaddr *)&lo), EINVAL); /* bound already */
     attr.qp_state = IBV_QPS_INIT;
-    CHECK(rdma_init_qp_attr(id, &attr, &mask) == 0 && attr.port_num == 1 &&
-          (mask & IBV_QP_STATE));
+    CHECK(rdma_init_qp_attr(id, &attr, &mask) == 0 && attr.port_num == 1 && (mask & IBV_QP_STATE));
     attr.qp_state = IBV_QPS_RTR;
     REFUSED(rdma_init_qp_attr(id, &attr, &mask), EINVAL); /* no peer yet */
     attr.qp_state = IBV_QPS_SQD;

@@ -32,13 +32,13 @@
 #define WAIT_MS 5000
 #define MSG_LEN 64
 
-#define CHECK(cond)                                                                       \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: %s failed (errno %d: %s)\n", __FILE__, __LINE__, #cond, \
-                    errno, strerror(errno));                                              \
-            exit(1);                                                                      \
-        }                                                                                 \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: %s failed (errno %d: %s)\n", __FILE__, __LINE__, #cond, errno, \
+                    strerror(errno));                                                              \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static const char *mode;
@@ -135,7 +135,10 @@ static struct ibv_wc poll_one(struct conn *c)
 static void send_msg(struct conn *c, const char *text)
 {
     struct ibv_sge sge = {(uintptr_t)c->buf[0], MSG_LEN, c->mr->lkey};
-    struct ibv_send_wr wr = {.wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+    struct ibv_send_wr wr = {.wr_id = 2,
+                             .sg_list = &sge,
+                             .num_sge = 1,
+                             .opcode = IBV_WR_SEND,
                              .send_flags = IBV_SEND_SIGNALED},
                        *bad;
     struct ibv_wc wc;
@@ -200,9 +203,12 @@ static int client(uint16_t port)
 {
     struct rdma_event_channel *ch = nonblocking_channel();
     struct sockaddr_in dst = loopback(port);
-    struct rdma_conn_param param = {.private_data = "req-data", .private_data_len = 9,
-                                    .responder_resources = 1, .initiator_depth = 1,
-                                    .retry_count = 7, .rnr_retry_count = 7};
+    struct rdma_conn_param param = {.private_data = "req-data",
+                                    .private_data_len = 9,
+                                    .responder_resources = 1,
+                                    .initiator_depth = 1,
+                                    .retry_count = 7,
+                                    .rnr_retry_count = 7};
     bool self_qp = strcmp(mode, "self_qp") == 0;
     struct rdma_cm_event *ev;
     struct rdma_cm_id *id;
@@ -310,8 +316,10 @@ static int refused(void)
 static void serve(struct rdma_event_channel *ch, struct rdma_cm_id *listen, void *ctx)
 {
     struct ibv_qp_init_attr a = qp_attr(NULL);
-    struct rdma_conn_param param = {.private_data = "rep-data", .private_data_len = 9,
-                                    .responder_resources = 1, .initiator_depth = 1,
+    struct rdma_conn_param param = {.private_data = "rep-data",
+                                    .private_data_len = 9,
+                                    .responder_resources = 1,
+                                    .initiator_depth = 1,
                                     .rnr_retry_count = 7};
     struct rdma_cm_event *ev = expect_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
     struct rdma_cm_id *child = ev->id;
