@@ -203,7 +203,6 @@ CM_EXPORT int rdma_listen(struct rdma_cm_id *pub, int backlog)
     else if (listen(id->sock, backlog > 0 ? backlog : SOMAXCONN) != 0)
         ret = CM_REFUSE(errno, "listen");
     else {
-        id->backlog = backlog;
         id->state = CM_LISTEN;
         if (cm_progress_watch(id, EPOLLIN) != 0) {
             ret = CM_REFUSE(errno, "cannot watch the listener");

@@ -104,14 +104,13 @@ struct cm_id {
     struct cm_channel *chan;
     struct cm_id *listen; /* the listener a passive id came from (CONNECT_REQUEST only) */
     int sock;             /* TCP: listener or connection; -1 */
-    int backlog;
-    unsigned refs;  /* events the program holds, plus one while not destroyed */
-    bool destroyed; /* rdma_destroy_id returned; freed at the last ack */
-    bool sync;      /* no channel given: calls wait for their event */
-    bool own_cqs;   /* rdma_create_qp made the CQs */
+    unsigned refs;        /* events the program holds, plus one while not destroyed */
+    bool destroyed;       /* rdma_destroy_id returned; freed at the last ack */
+    bool sync;            /* no channel given: calls wait for their event */
+    bool own_cqs;         /* rdma_create_qp made the CQs */
     bool disconnect_queued;
     bool req_taken; /* the program took this passive id's CONNECT_REQUEST */
-    bool reuseaddr, afonly_set;
+    bool afonly_set;
     int afonly;
     uint8_t tos;
     uint8_t ack_timeout;
@@ -134,7 +133,6 @@ extern pthread_mutex_t cm_lock;
 /* device.c */
 int cm_devices_open(void);
 struct cm_device *cm_device_of_addr(const struct sockaddr *addr);
-struct cm_device *cm_device_of_verbs(const struct ibv_context *verbs);
 /* The GID form of an IP address: the IPv6 address, or ::ffff:<IPv4>. */
 int cm_addr_to_gid(const struct sockaddr *addr, union ibv_gid *gid);
 void cm_id_set_device(struct cm_id *id, struct cm_device *dev);
@@ -176,8 +174,6 @@ void cm_conn_on_connected(struct cm_id *id, int err);
 void cm_conn_on_lost(struct cm_id *id, int err);
 void cm_conn_on_timer(struct cm_id *id);
 int cm_conn_take_reply(struct cm_event *ev);
-int cm_conn_send(struct cm_id *id, enum cm_msg_type type, const void *pdata, size_t len,
-                 uint8_t reason);
 
 /* qp.c */
 /* Move the id's QP (a failure is logged as one of call). */

@@ -30,8 +30,8 @@
 #define CM_DREP_TIMEOUT_MS    2000
 #define CM_TIMEWAIT_MS        1000
 
-int cm_conn_send(struct cm_id *id, enum cm_msg_type type, const void *pdata, size_t len,
-                 uint8_t reason)
+static int cm_conn_send(struct cm_id *id, enum cm_msg_type type, const void *pdata, size_t len,
+                        uint8_t reason)
 {
     struct cm_msg msg = {
             .magic = CM_MSG_MAGIC,

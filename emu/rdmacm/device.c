@@ -112,14 +112,6 @@ struct cm_device *cm_device_of_addr(const struct sockaddr *addr)
     return &cm_devs[0];
 }
 
-struct cm_device *cm_device_of_verbs(const struct ibv_context *verbs)
-{
-    for (int i = 0; i < cm_ndevs; i++)
-        if (cm_devs[i].verbs == verbs)
-            return &cm_devs[i];
-    return NULL;
-}
-
 void cm_id_set_device(struct cm_id *id, struct cm_device *dev)
 {
     id->dev = dev;

@@ -284,11 +284,10 @@ static int cm_set_option(struct cm_id *id, int level, int optname, void *optval,
                            ? 0
                            : CM_REFUSE_AS("rdma_set_option", EINVAL,
                                           "RDMA_OPTION_ID_ACK_TIMEOUT takes a uint8_t");
-        case RDMA_OPTION_ID_REUSEADDR:
+        case RDMA_OPTION_ID_REUSEADDR: /* the ids' sockets always reuse addresses */
             if (cm_option_int(optval, optlen, &v) != 0)
                 return CM_REFUSE_AS("rdma_set_option", EINVAL,
                                     "RDMA_OPTION_ID_REUSEADDR takes an int");
-            id->reuseaddr = v != 0;
             return 0;
         case RDMA_OPTION_ID_AFONLY:
             if (cm_option_int(optval, optlen, &v) != 0)
