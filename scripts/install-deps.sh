@@ -8,7 +8,8 @@ packages=(
     cmake make gcc g++ pkg-config   # build
     libibverbs-dev ibverbs-providers # rdma-core headers (the libraries are loaded at run time)
     libcmocka-dev                    # unit tests
-    ibverbs-utils                    # ibv_rc_pingpong: the softmlx5 acceptance test
+    ibverbs-utils                    # ibv_{rc,uc,ud}_pingpong: softmlx5 acceptance tests
+    perftest                         # ib_write_bw, ib_send_lat, ...: softmlx5 acceptance tests
     librdmacm1 librdmacm-dev         # softmlx5's rdma_cm tests (tests/emu/rdmacm, test_abi_rdmacm)
     rdmacm-utils                     # rping, ucmatose, rdma_server/rdma_client: the rdma_cm acceptance tests
     iproute2                         # ss, ip netns: the two-host softmlx5 test

@@ -137,6 +137,12 @@ static int cq_poll_one(struct emu_cq *cq, struct ibv_wc *wc)
         __atomic_add_fetch(&qp->rq_tail, 1, __ATOMIC_RELEASE);
     }
     wc->src_qp = be32toh(cqe->flags_rqpn) & PRM_CQE_QPN_MASK;
+    /* UD: what the receive buffer starts with, and the sender's SL and LID. */
+    wc->sl = (uint8_t)((be32toh(cqe->flags_rqpn) >> PRM_CQE_RQPN_SL_SHIFT) & 0xf);
+    wc->slid = be16toh(cqe->slid);
+    wc->wc_flags = ((be32toh(cqe->flags_rqpn) >> PRM_CQE_RQPN_L3_SHIFT) & 0x3) != PRM_CQE_L3_NONE
+                           ? IBV_WC_GRH
+                           : 0;
     wc->byte_len = prm_cqe_byte_cnt(cqe);
     if (opcode == PRM_CQE_OPCODE_RESP_ERR) {
         wc->status = cq_status(prm_cqe_syndrome(cqe));
@@ -148,7 +154,7 @@ static int cq_poll_one(struct emu_cq *cq, struct ibv_wc *wc)
     wc->status = IBV_WC_SUCCESS;
     wc->opcode = opcode == PRM_CQE_OPCODE_RESP_WR_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
     if (opcode == PRM_CQE_OPCODE_RESP_WR_IMM || opcode == PRM_CQE_OPCODE_RESP_SEND_IMM) {
-        wc->wc_flags = IBV_WC_WITH_IMM;
+        wc->wc_flags |= IBV_WC_WITH_IMM;
         wc->imm_data = prm_cqe_imm(cqe);
     }
     return 1;

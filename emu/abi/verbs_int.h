@@ -27,6 +27,13 @@ int emu_verbs_sq_ready(struct emu_qp *qp, const char *call);
 int emu_verbs_sq_put(struct emu_qp *qp, const struct ibv_send_wr *wr);
 void emu_verbs_sq_ring(struct emu_qp *qp);
 int emu_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+/*
+ * Fills the address part of a UD WQE's datagram segment (everything but the
+ * Q_Key and the destination QPN) from an address handle of context ctx;
+ * EINVAL when ah is none of its handles' kind.
+ */
+struct prm_wqe_datagram_seg;
+int emu_verbs_ah_av(struct ibv_context *ctx, struct ibv_ah *ah, struct prm_wqe_datagram_seg *av);
 int emu_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 int emu_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,

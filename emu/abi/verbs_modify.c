@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ibv_modify_qp and ibv_query_qp for RC QPs. Which transitions are legal,
- * and the PRM command each is, is the PRM table's (prm_qp_transition.h);
- * this file holds what is ibv's alone: the attribute-mask bits each
- * transition requires and allows (the IB specification's, for RC), and the
- * one mapping between ibv and PRM states. The QP's state is the device's
+ * ibv_modify_qp and ibv_query_qp for RC, UC and UD QPs. Which transitions
+ * are legal, and the PRM command each is, is the PRM table's
+ * (prm_qp_transition.h); this file holds what is ibv's alone: the
+ * attribute-mask bits each transition requires and allows for each service
+ * type (the IB specification's), and the one mapping between ibv and PRM
+ * states. The QP's state is the device's
  * (struct emu_qp.state, under qp->lock), which the device changes by itself
  * (to ERR on an error completion): it is read there every time.
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "abi/context.h"
@@ -20,34 +22,70 @@
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
 #include "prm/prm_qp_transition.h"
+#include "prm/prm_qp_transport.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
 
-/* The ibv_modify_qp mask bits each PRM transition requires and allows (besides IBV_QP_STATE). */
+/*
+ * The ibv_modify_qp mask bits each PRM transition requires and allows
+ * (besides IBV_QP_STATE), per service type: RC with its acknowledgement and
+ * RDMA-read attributes, UC without them, UD with a Q_Key instead of a path.
+ */
 struct modify_masks {
+    uint8_t st;      /* PRM_QP_ST_* */
     uint16_t opcode; /* PRM_CMD_*_QP */
     int required, optional;
 };
 
+#define RC PRM_QP_ST_RC
+#define UC PRM_QP_ST_UC
+#define UD PRM_QP_ST_UD
+
 static const struct modify_masks modify_masks[] = {
-        {PRM_CMD_2RST_QP, 0, 0},
-        {PRM_CMD_2ERR_QP, 0, 0},
-        {PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
-        {PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
-        {PRM_CMD_INIT2RTR_QP,
+        {RC, PRM_CMD_2RST_QP, 0, 0},
+        {RC, PRM_CMD_2ERR_QP, 0, 0},
+        {RC, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+        {RC, PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+        {RC, PRM_CMD_INIT2RTR_QP,
          IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
                  IBV_QP_MIN_RNR_TIMER,
          IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
-        {PRM_CMD_RTR2RTS_QP,
+        {RC, PRM_CMD_RTR2RTS_QP,
          IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                  IBV_QP_MAX_QP_RD_ATOMIC,
          IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
                  IBV_QP_PATH_MIG_STATE},
-        {PRM_CMD_RTS2RTS_QP, 0,
+        {RC, PRM_CMD_RTS2RTS_QP, 0,
          IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
                  IBV_QP_MIN_RNR_TIMER},
-        {PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE},
+        {RC, PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE},
+        {UC, PRM_CMD_2RST_QP, 0, 0},
+        {UC, PRM_CMD_2ERR_QP, 0, 0},
+        {UC, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+        {UC, PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+        {UC, PRM_CMD_INIT2RTR_QP, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+         IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
+        {UC, PRM_CMD_RTR2RTS_QP, IBV_QP_SQ_PSN,
+         IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE},
+        {UC, PRM_CMD_RTS2RTS_QP, 0,
+         IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE},
+        {UC, PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS},
+        {UD, PRM_CMD_2RST_QP, 0, 0},
+        {UD, PRM_CMD_2ERR_QP, 0, 0},
+        {UD, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY, 0},
+        {UD, PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY},
+        {UD, PRM_CMD_INIT2RTR_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_QKEY},
+        {UD, PRM_CMD_RTR2RTS_QP, IBV_QP_SQ_PSN, IBV_QP_CUR_STATE | IBV_QP_QKEY},
+        {UD, PRM_CMD_RTS2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_QKEY},
+        {UD, PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_QKEY},
 };
+
+#undef RC
+#undef UC
+#undef UD
+
+/* IB: a Q_Key with its high bit set is controlled; only a privileged process may give a QP one. */
+#define MODIFY_QKEY_CONTROLLED 0x80000000u
 
 static const char *const mask_names[] = {
         "IBV_QP_STATE",
@@ -149,24 +187,31 @@ static int modify_check(struct emu_qp *qp, uint8_t cur, const struct ibv_qp_attr
         return EINVAL;
     }
     for (size_t i = 0; t != NULL && i < sizeof(modify_masks) / sizeof(modify_masks[0]); i++)
-        if (modify_masks[i].opcode == t->opcode)
+        if (modify_masks[i].opcode == t->opcode && modify_masks[i].st == qp->p.st)
             m = &modify_masks[i];
     if (m == NULL) {
-        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x cannot go from %s to %s (an RC QP goes %s)", qp->qpn,
+        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x cannot go from %s to %s (a QP goes %s)", qp->qpn,
                     state_name(cur_ibv), state_name(next),
                     prm_qp_transition_list(legal, sizeof(legal)));
         return EINVAL;
     }
     mask &= ~IBV_QP_STATE;
     if ((mask & m->required) != m->required) {
-        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x %s->%s needs %s in attr_mask", qp->qpn,
+        EMU_LOG_ERR("ibv_modify_qp: %s QP 0x%x %s->%s needs %s in attr_mask", qp->tp->name, qp->qpn,
                     state_name(cur_ibv), state_name(next), mask_name(m->required & ~mask));
         return EINVAL;
     }
     if (mask & ~(m->required | m->optional)) {
-        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x %s->%s does not take %s", qp->qpn, state_name(cur_ibv),
-                    state_name(next), mask_name(mask & ~(m->required | m->optional)));
+        EMU_LOG_ERR("ibv_modify_qp: %s QP 0x%x %s->%s does not take %s", qp->tp->name, qp->qpn,
+                    state_name(cur_ibv), state_name(next),
+                    mask_name(mask & ~(m->required | m->optional)));
         return EINVAL;
+    }
+    if ((mask & IBV_QP_QKEY) && (attr->qkey & MODIFY_QKEY_CONTROLLED) && geteuid() != 0) {
+        EMU_LOG_ERR("ibv_modify_qp: QP 0x%x: Q_Key 0x%x has its high bit set (a controlled Q_Key), "
+                    "which only a privileged process may give a QP",
+                    qp->qpn, attr->qkey);
+        return EPERM;
     }
     if ((mask & IBV_QP_PORT) && (attr->port_num < 1 || attr->port_num > qp->nic->port_count)) {
         EMU_LOG_ERR("ibv_modify_qp: QP 0x%x: port %u does not exist (the device has %d)", qp->qpn,
@@ -187,6 +232,8 @@ static void modify_apply(const struct ibv_qp_attr *attr, int mask, struct emu_qp
     }
     if (mask & IBV_QP_PKEY_INDEX)
         a->pkey_index = attr->pkey_index;
+    if (mask & IBV_QP_QKEY)
+        a->qkey = attr->qkey;
     if (mask & IBV_QP_PORT)
         a->port = attr->port_num;
     if (mask & IBV_QP_AV) {
@@ -312,6 +359,7 @@ EMU_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int m
     attr->cap.max_recv_sge = qp->max_recv_sge;
     attr->cap.max_inline_data = qp->max_inline;
     attr->pkey_index = a->pkey_index;
+    attr->qkey = a->qkey;
     attr->port_num = a->port;
     attr->max_rd_atomic = a->max_rd_atomic;
     attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
@@ -325,7 +373,7 @@ EMU_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int m
     init->recv_cq = ibqp->recv_cq;
     init->srq = ibqp->srq;
     init->cap = attr->cap;
-    init->qp_type = IBV_QPT_RC;
+    init->qp_type = ibqp->qp_type;
     init->sq_sig_all = qp->sq_sig_all;
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "nic/srq.h"
 #include "prm/mlx5_wqe.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transport.h"
 
 static int post_opcode(enum ibv_wr_opcode op, uint8_t *out)
 {
@@ -57,6 +58,18 @@ static uint32_t post_build(struct emu_qp *qp, const struct ibv_send_wr *wr, uint
     uint8_t fm_ce_se = 0;
     uint32_t imm = 0;
 
+    if (!qp->tp->connected) {
+        struct prm_wqe_datagram_seg *av = (void *)(buf + off);
+
+        /* UD: the destination is the work request's (address handle, QPN, Q_Key). */
+        if (emu_verbs_ah_av(qp->ibv.context, wr->wr.ud.ah, av) != 0) {
+            EMU_LOG_ERR("ibv_post_send: a UD send needs an address handle of the QP's context");
+            return 0;
+        }
+        av->qkey = htobe32(wr->wr.ud.remote_qkey);
+        av->dqp_dct |= htobe32(wr->wr.ud.remote_qpn & 0xffffff);
+        off += sizeof(*av);
+    }
     if (opcode == PRM_WQE_OPCODE_RDMA_WRITE || opcode == PRM_WQE_OPCODE_RDMA_WRITE_IMM ||
         opcode == PRM_WQE_OPCODE_RDMA_READ) {
         prm_wqe_set_raddr_seg((void *)(buf + off), wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
@@ -144,9 +157,9 @@ int emu_verbs_sq_put(struct emu_qp *qp, const struct ibv_send_wr *wr)
     uint8_t opcode;
     uint32_t ds, bbs, idx;
 
-    if (post_opcode(wr->opcode, &opcode) != 0) {
-        EMU_LOG_ERR("ibv_post_send: opcode %d is not supported on RC QPs of this device",
-                    wr->opcode);
+    if (post_opcode(wr->opcode, &opcode) != 0 || !prm_qp_transport_allows(qp->tp, opcode)) {
+        EMU_LOG_ERR("ibv_post_send: opcode %d is not supported on %s QPs of this device",
+                    wr->opcode, qp->tp->name);
         return EINVAL;
     }
     memset(buf, 0, sizeof(buf));

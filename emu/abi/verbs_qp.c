@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Queue pairs of the standard verbs (RC only): the work-queue buffer laid out
- * as libmlx5 does (RQ, then SQ of 64-byte basic blocks), a doorbell record,
- * and the RC state machine with the IB specification's attribute masks.
+ * Queue pairs of the standard verbs (RC, UC, UD): the work-queue buffer laid
+ * out as libmlx5 does (RQ, then SQ of 64-byte basic blocks) and a doorbell
+ * record.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include "nic/srq.h"
 #include "prm/mlx5_wqe.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transport.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
 
@@ -33,19 +34,48 @@ static uint32_t qp_log2_ceil(uint32_t v)
     return log;
 }
 
-/* Basic blocks of the largest WQE the QP's limits allow. */
-static uint32_t qp_wqe_bbs(uint32_t max_sge, uint32_t max_inline)
+/* The ibv QP types and the PRM service type each is. */
+static const struct {
+    enum ibv_qp_type ibv;
+    uint8_t st;
+} qp_types[] = {
+        {IBV_QPT_RC, PRM_QP_ST_RC},
+        {IBV_QPT_UC, PRM_QP_ST_UC},
+        {IBV_QPT_UD, PRM_QP_ST_UD},
+};
+
+/* PRM_QP_ST_* of an ibv QP type; false when the device has no such QPs. */
+static bool qp_type_st(enum ibv_qp_type type, uint8_t *st)
 {
-    uint32_t seg = sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg);
+    for (size_t i = 0; i < sizeof(qp_types) / sizeof(qp_types[0]); i++) {
+        if (qp_types[i].ibv == type) {
+            *st = qp_types[i].st;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Bytes of a send WQE before its data: control and remote-address or datagram segment. */
+static uint32_t qp_wqe_header(const struct prm_qp_transport *tp)
+{
+    return (uint32_t)sizeof(struct prm_wqe_ctrl_seg) +
+           (uint32_t)(tp->connected ? sizeof(struct prm_wqe_raddr_seg)
+                                    : sizeof(struct prm_wqe_datagram_seg));
+}
+
+/* Basic blocks of the largest WQE the QP's limits allow. */
+static uint32_t qp_wqe_bbs(const struct prm_qp_transport *tp, uint32_t max_sge, uint32_t max_inline)
+{
     uint32_t data = max_sge * (uint32_t)sizeof(struct prm_wqe_data_seg);
     uint32_t inl = (uint32_t)sizeof(struct prm_wqe_inline_seg) + max_inline;
     uint32_t atomic = sizeof(struct prm_wqe_atomic_seg) + sizeof(struct prm_wqe_data_seg);
 
     if (inl > data)
         data = inl;
-    if (atomic > data)
+    if (prm_qp_transport_allows(tp, PRM_WQE_OPCODE_ATOMIC_CS) && atomic > data)
         data = atomic;
-    return prm_wqe_bb_count(prm_wqe_ds_count(seg + data));
+    return prm_wqe_bb_count(prm_wqe_ds_count(qp_wqe_header(tp) + data));
 }
 
 struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a)
@@ -53,17 +83,19 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
     struct emu_nic *nic = emu_nic_of_ctx(context);
     struct ibv_qp_cap *cap = &a->cap;
     struct emu_qp_params p = {0};
+    const struct prm_qp_transport *tp;
     struct emu_qp *qp;
     uint32_t bbs, sq_bytes, rq_bytes, rq_count = 0, rq_stride = 16;
     void *wq;
     int err;
 
-    if (a->qp_type != IBV_QPT_RC) {
-        EMU_LOG_ERR("ibv_create_qp: QP type %d is not supported; softmlx5 offers RC only",
+    if (!qp_type_st(a->qp_type, &p.st)) {
+        EMU_LOG_ERR("ibv_create_qp: QP type %d is not supported; softmlx5 offers RC, UC and UD",
                     a->qp_type);
         errno = EOPNOTSUPP;
         return NULL;
     }
+    tp = prm_qp_transport_of(p.st);
     if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL || a->send_cq == NULL ||
         a->recv_cq == NULL ||
         (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))) {
@@ -88,7 +120,7 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
         errno = EINVAL;
         return NULL;
     }
-    bbs = qp_wqe_bbs(cap->max_send_sge ? cap->max_send_sge : 1, cap->max_inline_data);
+    bbs = qp_wqe_bbs(tp, cap->max_send_sge ? cap->max_send_sge : 1, cap->max_inline_data);
     p.log_sq_size = qp_log2_ceil((cap->max_send_wr ? cap->max_send_wr : 1) * bbs);
     if (p.log_sq_size > EMU_LOG_MAX_QP_SZ) {
         EMU_LOG_ERR("ibv_create_qp: %u send WRs of %u basic blocks exceed the send queue limit",
@@ -152,8 +184,7 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
     /* What a WQE of bbs basic blocks holds inline, within the 63 DS a WQE can have. */
     qp->max_inline =
             (bbs < PRM_WQE_MAX_BB ? bbs * PRM_WQE_BB_SIZE : PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE) -
-            (uint32_t)(sizeof(struct prm_wqe_ctrl_seg) + sizeof(struct prm_wqe_raddr_seg) +
-                       sizeof(struct prm_wqe_inline_seg));
+            (qp_wqe_header(tp) + (uint32_t)sizeof(struct prm_wqe_inline_seg));
     qp->max_send_wr = (1u << p.log_sq_size) / bbs;
     qp->max_recv_wr = rq_count;
     cap->max_send_wr = qp->max_send_wr;
@@ -170,7 +201,7 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
     qp->ibv.handle = qp->qpn;
     qp->ibv.qp_num = qp->qpn;
     qp->ibv.state = IBV_QPS_RESET;
-    qp->ibv.qp_type = IBV_QPT_RC;
+    qp->ibv.qp_type = a->qp_type;
     pthread_mutex_init(&qp->ibv.mutex, NULL);
     pthread_cond_init(&qp->ibv.cond, NULL);
     return &qp->ibv;

@@ -13,6 +13,7 @@
 #include "abi/context.h"
 #include "abi/verbs_int.h"
 #include "common/emu_log.h"
+#include "prm/prm_qp_transport.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
 
@@ -90,7 +91,23 @@ static struct ibv_send_wr *qp_wr_open(struct ibv_qp_ex *qpx, enum ibv_wr_opcode 
     w->wr.opcode = opcode;
     w->wr.sg_list = w->sge;
     w->open = true;
+    w->has_data = false;
+    w->addressed = false;
     return &w->wr;
+}
+
+/*
+ * The open work request has its data. A UD one is written once it has its
+ * destination too: ibv_wr_set_ud_addr may come before or after the data.
+ */
+static void qp_wr_data_done(struct ibv_qp_ex *qpx)
+{
+    struct emu_qp_wr *w = qp_wr(qpx);
+
+    w->has_data = true;
+    if (!emu_qp_of_ex(qpx)->tp->connected && !w->addressed)
+        return;
+    qp_wr_write(qpx);
 }
 
 static void qp_wr_start(struct ibv_qp_ex *qpx)
@@ -252,7 +269,7 @@ static void qp_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge, const stru
         return;
     memcpy(wr->sg_list, list, num_sge * sizeof(*list));
     wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
-    qp_wr_write(qpx);
+    qp_wr_data_done(qpx);
 }
 
 static void qp_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length)
@@ -281,7 +298,7 @@ static void qp_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
         wr->sg_list[i].lkey = 0;
     }
     wr->send_flags |= IBV_SEND_INLINE;
-    qp_wr_write(qpx);
+    qp_wr_data_done(qpx);
 }
 
 static void qp_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
@@ -317,10 +334,27 @@ static void qp_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, ui
     emu_qp_wr_fail(qpx, EOPNOTSUPP, "ibv_wr_send_tso (raw packet QPs only)");
 }
 
+/* A UD work request's destination; written now if its data came first. */
 static void qp_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
-    (void)ah, (void)qpn, (void)qkey;
-    emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_ud_addr (an RC QP has no UD address)");
+    struct emu_qp_wr *w = qp_wr(qpx);
+
+    if (emu_qp_of_ex(qpx)->tp->connected) {
+        emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_ud_addr (a connected QP has no UD address)");
+        return;
+    }
+    if (!qp_wr_building(w, "ibv_wr_set_ud_addr"))
+        return;
+    if (!w->open || w->addressed) {
+        emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_ud_addr (no send operation waits for one)");
+        return;
+    }
+    w->wr.wr.ud.ah = ah;
+    w->wr.wr.ud.remote_qpn = qpn;
+    w->wr.wr.ud.remote_qkey = qkey;
+    w->addressed = true;
+    if (w->has_data)
+        qp_wr_write(qpx);
 }
 
 static void qp_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)

@@ -63,6 +63,8 @@ static void devx_cap_general(const struct emu_nic *nic, void *cap)
     PRM_SET(cap, PRM_HCA_CAP_ATOMIC, 1);
     PRM_SET(cap, PRM_HCA_CAP_CQ_OI, 1);
     PRM_SET(cap, PRM_HCA_CAP_RC, 1);
+    PRM_SET(cap, PRM_HCA_CAP_UC, 1);
+    PRM_SET(cap, PRM_HCA_CAP_UD, 1);
     PRM_SET(cap, PRM_HCA_CAP_UAR_4K, 1);
     PRM_SET(cap, PRM_HCA_CAP_UAR_SZ, devx_log2(EMU_UAR_PAGE_SIZE) - EMU_LOG_PAGE_SIZE);
     PRM_SET(cap, PRM_HCA_CAP_UMEM_UID_0, 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * CREATE_QP / DESTROY_QP / QUERY_QP for RC QPs. The work queue buffer (RQ
+ * CREATE_QP / DESTROY_QP / QUERY_QP for RC, UC and UD QPs (qpc.st). The work queue buffer (RQ
  * then SQ) is at wq_umem_id + wq_umem_offset; the doorbell record at
  * dbr_addr inside dbr_umem_id (or inside the work queue's umem when
  * dbr_umem_valid is 0). The QP rings its doorbells on UAR uar_page.
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "common/emu_log.h"
 #include "devx/devx.h"
 #include "devx/internal.h"
 #include "devx/syndrome.h"
@@ -22,6 +23,7 @@
 #include "nic/umem.h"
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transport.h"
 
 #define DEVX_DBREC_SIZE        8
 #define DEVX_LOG_MAX_RQ_STRIDE 5 /* 512-byte receive WQEs: 31 scatter entries and a header */
@@ -40,9 +42,15 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
     uint32_t rq_type = (uint32_t)PRM_GET(qpc, PRM_QPC_RQ_TYPE);
     uint32_t dbr_mode = (uint32_t)PRM_GET(qpc, PRM_QPC_SEND_DBR_MODE);
 
-    if (PRM_GET(qpc, PRM_QPC_ST) != PRM_QP_ST_RC)
+    if (prm_qp_transport_of((uint8_t)PRM_GET(qpc, PRM_QPC_ST)) == NULL) {
+        char types[64];
+
+        EMU_LOG_ERR("CREATE_QP: st 0x%x; the device implements %s",
+                    (unsigned)PRM_GET(qpc, PRM_QPC_ST),
+                    prm_qp_transport_list(types, sizeof(types)));
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_TYPE,
-                         "st: the device implements RC QPs only");
+                         "st: the device implements RC, UC and UD QPs only");
+    }
     if (PRM_GET(qpc, PRM_QPC_LOG_SQ_SIZE) > EMU_LOG_MAX_QP_SZ)
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_LOG_SQ_SIZE,
                          "log_sq_size above log_max_qp_sz");
@@ -62,6 +70,7 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_DBR_MODE,
                          "send_dbr_mode: the device does not advertise this mode "
                          "(no-DBR needs SOFTMLX5_NO_DBR=1)");
+    p->st = (uint8_t)PRM_GET(qpc, PRM_QPC_ST);
     p->log_sq_size = PRM_GET(qpc, PRM_QPC_NO_SQ) ? 0 : (uint32_t)PRM_GET(qpc, PRM_QPC_LOG_SQ_SIZE);
     /* A QP on an SRQ has no receive queue of its own. */
     p->rq_size_zero = rq_type != PRM_QP_RQ_TYPE_REGULAR;
@@ -286,7 +295,8 @@ uint8_t devx_query_qp(struct devx_cmd *c)
     PRM_SET(qpc, PRM_QPC_HW_SQ_WQEBB_COUNTER, qp->sq_consumer & 0xffff);
     PRM_SET(qpc, PRM_QPC_HW_RQ_COUNTER, qp->rq_consumer);
     pthread_mutex_unlock(&qp->lock);
-    PRM_SET(qpc, PRM_QPC_ST, PRM_QP_ST_RC);
+    PRM_SET(qpc, PRM_QPC_ST, qp->p.st);
+    PRM_SET(qpc, PRM_QPC_Q_KEY, a->qkey);
     PRM_SET(qpc, PRM_QPC_PM_STATE, PRM_QP_PM_STATE_MIGRATED);
     PRM_SET(qpc, PRM_QPC_PD, dqp->pdn);
     PRM_SET(qpc, PRM_QPC_MTU, a->path_mtu);

@@ -5,7 +5,8 @@
  * fields it carries (mandatory ones, and the optional ones its
  * opt_param_mask selects) onto struct emu_qp_attr and asks the device for
  * the transition. A QP in another state than the command's source answers
- * BAD_RES_STATE.
+ * BAD_RES_STATE. A UD QP has no path: its INIT2RTR carries only optional
+ * fields, and its Q_Key comes with RST2INIT (or, optionally, later).
  */
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "prm/prm_cmd.h"
 #include "prm/prm_qp.h"
 #include "prm/prm_qp_transition.h"
+#include "prm/prm_qp_transport.h"
 #include "prm/prm_status.h"
 
 /* Port and P_Key index of the primary path (RST2INIT, or optional elsewhere). */
@@ -38,6 +40,14 @@ static uint8_t devx_apply_port(struct devx_cmd *c, const void *ads, struct emu_q
     a->port = (uint8_t)port;
     a->pkey_index = (uint16_t)PRM_GET(ads, PRM_ADS_PKEY_INDEX);
     return PRM_CMD_STAT_OK;
+}
+
+/* UD's Q_Key: mandatory at RST2INIT (all), optional (Q_KEY in the mask) elsewhere. */
+static void devx_apply_qkey(const struct emu_qp *qp, const void *qpc, uint32_t mask, bool all,
+                            struct emu_qp_attr *a)
+{
+    if (!qp->tp->connected && (all || (mask & PRM_QP_OPTPAR_Q_KEY)))
+        a->qkey = (uint32_t)PRM_GET(qpc, PRM_QPC_Q_KEY);
 }
 
 static void devx_apply_access(const void *qpc, uint32_t mask, bool all, struct emu_qp_attr *a)
@@ -114,7 +124,7 @@ static uint8_t devx_apply_optional(struct devx_cmd *c, const void *qpc, const vo
 }
 
 static uint8_t devx_transition_attr(struct devx_cmd *c, const struct prm_qp_transition *t,
-                                    struct emu_qp_attr *a)
+                                    const struct emu_qp *qp, struct emu_qp_attr *a)
 {
     /* Every transition with a qpc has the same layout (rst2init_qp_in et al.). */
     const void *qpc = devx_in_at(c, PRM_RST2INIT_QP_IN_QPC);
@@ -122,11 +132,14 @@ static uint8_t devx_transition_attr(struct devx_cmd *c, const struct prm_qp_tran
     uint32_t mask = (uint32_t)PRM_GET(c->in, PRM_RST2INIT_QP_IN_OPT_PARAM_MASK);
     uint8_t status;
 
+    devx_apply_qkey(qp, qpc, mask, t->opcode == PRM_CMD_RST2INIT_QP, a);
     switch (t->opcode) {
     case PRM_CMD_RST2INIT_QP:
         devx_apply_access(qpc, mask, true, a);
         return devx_apply_port(c, ads, a);
     case PRM_CMD_INIT2RTR_QP:
+        if (!qp->tp->connected) /* UD: no path, no remote QP */
+            return (mask & PRM_QP_OPTPAR_PKEY_INDEX) ? devx_apply_port(c, ads, a) : PRM_CMD_STAT_OK;
         status = devx_apply_rtr(c, qpc, ads, a);
         if (status == PRM_CMD_STAT_OK)
             devx_apply_access(qpc, mask, false, a);
@@ -172,7 +185,7 @@ uint8_t devx_modify_qp(struct devx_cmd *c)
                              "the QP is not in the state this transition starts from");
         }
         if (t->has_qpc) {
-            status = devx_transition_attr(c, t, &attr);
+            status = devx_transition_attr(c, t, dqp->qp, &attr);
             if (status != PRM_CMD_STAT_OK)
                 return status;
         }

@@ -43,13 +43,14 @@ void engine_cqe_req_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, u
 }
 
 void engine_cqe_resp(struct emu_qp *qp, uint8_t opcode, uint32_t wqe_index, uint32_t byte_cnt,
-                     uint32_t imm, uint32_t src_qpn, bool solicited)
+                     uint32_t imm, uint32_t flags_rqpn, uint16_t slid, bool solicited)
 {
     struct prm_cqe64 cqe;
     uint8_t op_own =
             prm_cqe_fill_resp(&cqe, opcode, qp->qpn, (uint16_t)wqe_index, byte_cnt, imm, 0);
 
-    cqe.flags_rqpn = htobe32(src_qpn & PRM_CQE_QPN_MASK);
+    cqe.flags_rqpn = htobe32(flags_rqpn);
+    cqe.slid = htobe16(slid);
     if (qp->p.srq != NULL)
         cqe.srqn_uidx = htobe32(qp->p.srq->srqn);
     cqe_push(qp, qp->p.recv_cq, &cqe, op_own, solicited);

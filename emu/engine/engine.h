@@ -13,7 +13,9 @@
  *   atomics.c      the atomic operations and the device-wide atomic order
  *   completer.c    responses that complete requests; retransmit timers
  *   rx_dispatch.c  the wire's callbacks: frames to the responder or completer
- *   qp_state.c     QP creation, transitions, the error state and its flushes
+ *   qp_state.c     QP creation, transitions, the error states and their flushes
+ *   recv.c         receive WQEs: taken, scattered into, failed
+ *   datagram.c     UD: datagram segments, GRHs, Q_Keys
  *   cqe.c          completion entries
  *   sgl.c          gather/scatter lists of held memory keys
  *   doorbell.c     doorbells: standard post_send and UAR pages
@@ -82,6 +84,25 @@ struct ibv_device;
 uint64_t emu_wire_rejected_frames(struct ibv_device *device);
 uint64_t emu_wire_pulled_bytes(struct ibv_device *device);
 uint64_t emu_wire_pushed_bytes(struct ibv_device *device);
+
+/*
+ * Why a request was dropped without an answer (UC and UD responders never
+ * answer): counted per device, for tests (emu_rx_dropped).
+ */
+enum emu_drop {
+    EMU_DROP_NO_QP,     /* a datagram or UC message for a QPN the device does not have */
+    EMU_DROP_NOT_READY, /* the QP does not receive (RESET, INIT, ERR) */
+    EMU_DROP_QKEY,      /* a datagram whose Q_Key is not the QP's */
+    EMU_DROP_TOO_LONG,  /* a datagram larger than the port MTU */
+    EMU_DROP_NO_RECV,   /* no receive WQE posted */
+    EMU_DROP_PSN_GAP,   /* UC: a PSN gap (messages before it were lost) */
+    EMU_DROP_REFUSED,   /* UC: a key, access or placement check failed */
+    EMU_DROP_MISMATCH,  /* a request of another service type, or not from the remote QP */
+    EMU_DROP_COUNT
+};
+uint64_t emu_rx_dropped(struct ibv_device *device, int why);
+/* For tests: the device's next `frames` data request frames are lost on the wire. */
+int emu_wire_lose_frames(struct ibv_device *device, uint32_t frames);
 
 /* Flush CQEs for every receive WQE posted and not consumed (qp->lock held, QP in ERR). */
 void emu_engine_rq_flush(struct emu_qp *qp);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "engine/engine.h"
 #include "nic/mr.h"
 #include "prm/mlx5_wqe.h"
 #include "wire/wire.h"
@@ -40,6 +41,8 @@ struct emu_engine {
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
     uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
     uint64_t last_wait_ns;    /* stalled WAITs last checked (rx_lock) */
+    /* Requests dropped without an answer (UC, UD), by reason (atomic). */
+    uint64_t dropped[EMU_DROP_COUNT];
     /* direct.c: the grants of this device's memory to same-host peers (NULL: none). */
     struct direct_page *direct;
     int direct_fd;               /* the memfd the page lives in, offered to peers; -1: none */
@@ -111,7 +114,39 @@ bool engine_needs_response(uint8_t opcode);
 /* A WAIT-stalled SQ is armed (qp->lock held): every CQE written wakes the loop to retry it. */
 void engine_wait_arm(struct emu_qp *qp, bool on);
 
+/* ---- recv.c: receive WQEs (receive lock and qp->lock held) ---- */
+/* The largest receive WQE the responder reads (512 bytes of 16-byte segments). */
+#define ENGINE_RECV_WQE_MAX (16u << 9)
+/* The next receive WQE (RQ or SRQ) copied into wqe; its index, or -1 when none is posted. */
+int64_t engine_recv_take(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg);
+/* Bytes of one receive WQE of the QP (its SRQ's, if it has one). */
+uint32_t engine_recv_stride(const struct emu_qp *qp);
+/* The receive WQE's scatter list held for len bytes. Returns 0 or a PRM syndrome. */
+uint8_t engine_recv_scatter(struct emu_qp *qp, const uint8_t *wqe, uint32_t first, uint32_t len,
+                            struct engine_sgl *t);
+/* A receive-consuming request failed at the responder: error CQE, QP to ERR. */
+void engine_recv_fail(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome);
+
+/* ---- datagram.c: UD ---- */
+/*
+ * A UD send WQE's datagram segment: the request header's destination,
+ * Q_Key and sender fields, and *conn a reference to the destination's
+ * device (NULL: unreachable, the datagram is lost). 0 or a PRM syndrome.
+ */
+uint8_t engine_dg_build(struct emu_qp *qp, const struct engine_wqe *w, struct emu_wire_hdr *h,
+                        struct emu_conn **conn);
+/* Bytes from the WQE's start to its data segments (control and datagram segments). */
+uint32_t engine_dg_data_offset(void);
+/* A datagram for UD QP qp (receive lock held): placed after its GRH, or dropped and counted. */
+int engine_dg_request(struct emu_qp *qp, const struct emu_wire_hdr *h, const uint8_t *payload,
+                      struct emu_wire_sink *sink);
+
+/* Counts a request dropped without an answer (a datagram, or a UC message). */
+void engine_drop(struct emu_nic *nic, enum emu_drop why);
+
 /* ---- responder.c / completer.c / rx_dispatch.c (receive lock held) ---- */
+/* Whether a QP in this state takes requests (RTR and after). */
+bool engine_resp_state_ok(uint8_t state);
 /* A large frame whose payload is arriving into held memory. */
 struct engine_rx {
     bool active;
@@ -215,6 +250,8 @@ bool engine_direct_write(struct emu_qp *qp, const struct emu_wire_hdr *h,
                          const struct engine_sgl *l);
 
 /* ---- qp_state.c ---- */
+/* The IPv4 address of an IPv4-mapped GID (::ffff:a.b.c.d), host order; 0 for any other GID. */
+uint32_t engine_gid_ipv4(const uint8_t gid[16]);
 /*
  * Moves qp (lock held) to ERR: one error CQE (syndrome, unless 0) for the
  * pending WQE at the head, flush CQEs for the rest of the SQ and the RQ.
@@ -233,8 +270,9 @@ uint64_t engine_rnr_delay_ns(uint8_t timer);
 /* ---- cqe.c (qp->lock held or requester context) ---- */
 void engine_cqe_req(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, uint32_t byte_cnt);
 void engine_cqe_req_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, uint8_t syndrome);
+/* flags_rqpn: the source QPN, with (UD) the L3 header type and SL (prm/mlx5_cqe.h). */
 void engine_cqe_resp(struct emu_qp *qp, uint8_t opcode, uint32_t wqe_index, uint32_t byte_cnt,
-                     uint32_t imm, uint32_t src_qpn, bool solicited);
+                     uint32_t imm, uint32_t flags_rqpn, uint16_t slid, bool solicited);
 void engine_cqe_resp_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome);
 
 #endif /* EMU_ENGINE_INT_H */

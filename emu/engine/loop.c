@@ -447,3 +447,28 @@ uint64_t emu_wire_pushed_bytes(struct ibv_device *device)
 
     return wire != NULL ? emu_wire_pushed(wire) : 0;
 }
+
+/* Exported for tests: requests the device dropped without an answer, for reason `why`. */
+uint64_t emu_rx_dropped(struct ibv_device *device, int why)
+{
+    struct emu_nic *nic;
+
+    if (device == NULL || !emu_nic_owns_device(device) || why < 0 || why >= EMU_DROP_COUNT)
+        return 0;
+    nic = emu_nic_of(device);
+    return nic->engine != NULL ? __atomic_load_n(&nic->engine->dropped[why], __ATOMIC_RELAXED) : 0;
+}
+
+/* Exported for tests: the device's next `frames` data requests are lost on the wire. */
+int emu_wire_lose_frames(struct ibv_device *device, uint32_t frames)
+{
+    struct emu_nic *nic;
+
+    if (device == NULL || !emu_nic_owns_device(device))
+        return EINVAL;
+    nic = emu_nic_of(device);
+    if (nic->engine == NULL)
+        return EINVAL;
+    emu_wire_lose(nic->engine->wire, frames);
+    return 0;
+}

@@ -21,6 +21,7 @@
 #include "nic/uar.h"
 #include "prm/mlx5_cqe.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transport.h"
 #include "prm/prm_qp_transition.h"
 #include "wire/wire.h"
 
@@ -85,15 +86,20 @@ int emu_engine_qp_destroy(struct emu_qp *qp)
     return 0;
 }
 
-/* The remote device's address from the address vector: IPv4-mapped GID, or this host. */
-static uint32_t qp_remote_ipv4(const struct emu_qp_attr *a)
+uint32_t engine_gid_ipv4(const uint8_t gid[16])
 {
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
-    if (!a->grh || memcmp(a->rgid, mapped, sizeof(mapped)) != 0)
+    if (memcmp(gid, mapped, sizeof(mapped)) != 0)
         return 0;
-    return ((uint32_t)a->rgid[12] << 24) | ((uint32_t)a->rgid[13] << 16) |
-           ((uint32_t)a->rgid[14] << 8) | a->rgid[15];
+    return ((uint32_t)gid[12] << 24) | ((uint32_t)gid[13] << 16) | ((uint32_t)gid[14] << 8) |
+           gid[15];
+}
+
+/* The remote device's address from the address vector: IPv4-mapped GID, or this host. */
+static uint32_t qp_remote_ipv4(const struct emu_qp_attr *a)
+{
+    return a->grh ? engine_gid_ipv4(a->rgid) : 0;
 }
 
 /* INIT2RTR: a connection to the remote QP's endpoint (remote_qpn >> 16); NULL when unreachable. */
@@ -133,7 +139,8 @@ int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
         return EINVAL;
     }
     /* Connecting may block: done before the locks, checked against the state after. */
-    if (from == PRM_QP_STATE_INIT && to == PRM_QP_STATE_RTR && qp_connect(qp, &a, &conn) != 0)
+    if (from == PRM_QP_STATE_INIT && to == PRM_QP_STATE_RTR && qp->tp->connected &&
+        qp_connect(qp, &a, &conn) != 0)
         return EINVAL;
     /* Reset waits out a requester that runs (its lock first, as the requester takes them). */
     if (to == PRM_QP_STATE_RST)
@@ -234,21 +241,15 @@ static void engine_pending_pop(struct emu_qp *qp)
     engine_inflight(qp->nic->engine, -1);
 }
 
-void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome)
+/*
+ * Completes every executed WQE (qp->lock held): the first one that failed
+ * with its syndrome (unless 0), the rest flushed; the requester then flushes
+ * those it has not executed.
+ */
+static void qp_flush_pending(struct emu_qp *qp, uint8_t syndrome)
 {
     bool first = true;
 
-    if (qp->state != PRM_QP_STATE_ERR) {
-        EMU_LOG_DBG("QP 0x%x enters the error state (syndrome 0x%x)", qp->qpn, syndrome);
-        engine_direct_revoke_qp(qp); /* a QP in ERR is granted nothing */
-    }
-    qp->state = PRM_QP_STATE_ERR;
-    /* Receives posted from now on are flushed as the loop sees them posted (engine_err_rqs). */
-    if (!qp->rq_err_watch && qp->p.srq == NULL && !qp->p.rq_size_zero) {
-        qp->rq_err_watch = true;
-        if (__atomic_add_fetch(&qp->nic->engine->err_rqs, 1, __ATOMIC_RELAXED) == 1)
-            engine_kick(qp->nic->engine);
-    }
     qp->rnr_resume_ns = 0;
     while (qp->pending_head != qp->pending_tail) {
         struct emu_pending *e = &qp->pending[qp->pending_head & (qp->pending_size - 1)];
@@ -268,6 +269,34 @@ void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome)
     }
     qp->reads_in_flight = 0;
     qp->sq_rerun = true; /* the requester flushes WQEs it has not executed */
+}
+
+/*
+ * UC and UD (qp->lock held): a send WQE failed. The QP enters the send
+ * queue error state (IB's SQE, PRM's SQER): the send queue is flushed, the
+ * receive side goes on, SQERR2RTS resumes.
+ */
+static void qp_sq_fail(struct emu_qp *qp, uint8_t syndrome)
+{
+    EMU_LOG_DBG("QP 0x%x enters the send queue error state (syndrome 0x%x)", qp->qpn, syndrome);
+    qp->state = PRM_QP_STATE_SQER;
+    qp_flush_pending(qp, syndrome);
+}
+
+void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome)
+{
+    if (qp->state != PRM_QP_STATE_ERR) {
+        EMU_LOG_DBG("QP 0x%x enters the error state (syndrome 0x%x)", qp->qpn, syndrome);
+        engine_direct_revoke_qp(qp); /* a QP in ERR is granted nothing */
+    }
+    qp->state = PRM_QP_STATE_ERR;
+    /* Receives posted from now on are flushed as the loop sees them posted (engine_err_rqs). */
+    if (!qp->rq_err_watch && qp->p.srq == NULL && !qp->p.rq_size_zero) {
+        qp->rq_err_watch = true;
+        if (__atomic_add_fetch(&qp->nic->engine->err_rqs, 1, __ATOMIC_RELAXED) == 1)
+            engine_kick(qp->nic->engine);
+    }
+    qp_flush_pending(qp, syndrome);
     emu_engine_rq_flush(qp);
 }
 
@@ -278,8 +307,12 @@ void engine_complete(struct emu_qp *qp)
 
         if (!e->done)
             return;
-        if (e->syndrome != 0) {
+        if (e->syndrome != 0 && qp->tp->acked) {
             engine_qp_fail(qp, e->syndrome);
+            return;
+        }
+        if (e->syndrome != 0) {
+            qp_sq_fail(qp, e->syndrome);
             return;
         }
         if (e->signaled)

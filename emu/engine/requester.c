@@ -24,6 +24,7 @@
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transport.h"
 #include "wire/wire.h"
 
 static_assert(sizeof(((struct engine_wqe *)0)->buf) >= PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE,
@@ -153,14 +154,20 @@ static struct emu_pending *sq_pending_add(struct emu_qp *qp, uint32_t index,
     return e;
 }
 
+/* In ERR or (UC, UD) SQER the send queue flushes what it has not executed (qp->lock held). */
+static bool sq_in_error(const struct emu_qp *qp)
+{
+    return qp->state == PRM_QP_STATE_ERR || qp->state == PRM_QP_STATE_SQER;
+}
+
 /*
- * The QP entered ERR (a response, a timer) while the WQE was being prepared
- * (qp->lock held): the WQE is flushed in its turn. A RESET cannot come in
- * between: it waits for the requester.
+ * The QP entered ERR (a response, a timer) or SQER while the WQE was being
+ * prepared (qp->lock held): the WQE is flushed in its turn. A RESET cannot
+ * come in between: it waits for the requester.
  */
 static bool sq_flushed(struct emu_qp *qp, uint32_t index, const struct engine_wqe *w)
 {
-    if (qp->state != PRM_QP_STATE_ERR)
+    if (!sq_in_error(qp))
         return false;
     engine_cqe_req_err(qp, index, w->opcode, PRM_CQE_SYNDROME_WR_FLUSH_ERR);
     return true;
@@ -197,10 +204,11 @@ static void sq_done_local(struct emu_qp *qp, uint32_t index, const struct engine
  * those addresses then (or fails the request with a remote access error
  * when they are unmapped), and only into the target the peer checked.
  */
-static bool sq_pull_ok(const struct emu_qp *qp, const struct engine_sgl *l)
+static bool sq_pull_ok(const struct emu_qp *qp, struct emu_conn *conn, const struct engine_sgl *l)
 {
-    if (l->bytes < ENGINE_PULL_MIN_BYTES || l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES || l->gpu ||
-        !emu_conn_peer_pulls(qp->peer))
+    /* A datagram carries its message (the responder writes a GRH before it). */
+    if (!qp->tp->connected || l->bytes < ENGINE_PULL_MIN_BYTES ||
+        l->count > (int)EMU_WIRE_PULL_MAX_ENTRIES || l->gpu || !emu_conn_peer_pulls(conn))
         return false;
     for (int i = 0; i < l->count; i++)
         if (l->mr[i] == NULL)
@@ -208,8 +216,12 @@ static bool sq_pull_ok(const struct emu_qp *qp, const struct engine_sgl *l)
     return true;
 }
 
-/* The request fails before the responder saw it (qp->lock taken here). */
-static void sq_send_failed(struct emu_qp *qp, uint32_t psn, uint8_t syndrome)
+/*
+ * The request is done on the requester's side (qp->lock taken here): it
+ * failed before the responder saw it (syndrome), or it left a QP that is
+ * not acknowledged (UC, UD; syndrome 0).
+ */
+static void sq_request_done(struct emu_qp *qp, uint32_t psn, uint8_t syndrome)
 {
     struct emu_pending *e;
 
@@ -230,8 +242,8 @@ static void sq_send_failed(struct emu_qp *qp, uint32_t psn, uint8_t syndrome)
  * payload has left (or at once). A read or an atomic carries no data; an
  * atomic carries `extra` (its masks) instead.
  */
-static void sq_send(struct emu_qp *qp, uint32_t index, struct engine_wqe *w, struct engine_sgl *l,
-                    struct emu_wire_hdr *h, const struct iovec *extra)
+static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, struct engine_wqe *w,
+                    struct engine_sgl *l, struct emu_wire_hdr *h, const struct iovec *extra)
 {
     bool carries = h->type != EMU_WIRE_READ_REQ && h->type != EMU_WIRE_ATOMIC;
     uint8_t list[EMU_WIRE_PULL_MAX_ENTRIES * EMU_WIRE_PULL_ENTRY];
@@ -252,11 +264,13 @@ static void sq_send(struct emu_qp *qp, uint32_t index, struct engine_wqe *w, str
     e = sq_pending_add(qp, index, w, l->bytes, true);
     psn = e->psn;
     /* Someone waits for this one, or the queue fills: the ACK may not be held back. */
-    if (e->signaled || (qp->pending_tail - qp->pending_head) * 2 >= qp->pending_size)
+    if (!qp->tp->acked)
+        h->flags |= EMU_WIRE_F_UNACKED;
+    else if (e->signaled || (qp->pending_tail - qp->pending_head) * 2 >= qp->pending_size)
         h->flags |= EMU_WIRE_F_ACK_REQ;
     pthread_mutex_unlock(&qp->lock);
     h->psn = htobe32(psn);
-    if (carries && sq_pull_ok(qp, l)) {
+    if (carries && sq_pull_ok(qp, conn, l)) {
         /* The payload is where the data is; the message length goes in dma_len. */
         for (int i = 0; i < l->count; i++) {
             uint64_t addr = htobe64((uint64_t)(uintptr_t)l->iov[i].iov_base);
@@ -278,7 +292,7 @@ static void sq_send(struct emu_qp *qp, uint32_t index, struct engine_wqe *w, str
         if (bounce == NULL || engine_sgl_gather(l, bounce) != 0) {
             free(bounce);
             engine_sgl_release(l);
-            sq_send_failed(qp, psn, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+            sq_request_done(qp, psn, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
             return;
         }
         one = (struct iovec){bounce, l->bytes};
@@ -297,9 +311,9 @@ static void sq_send(struct emu_qp *qp, uint32_t index, struct engine_wqe *w, str
 
         if (held == NULL) {
             engine_sgl_release(l);
-            sq_send_failed(qp, psn,
-                           mapped ? PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR
-                                  : PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
+            sq_request_done(qp, psn,
+                            mapped ? PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR
+                                   : PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
             return;
         }
         iov = held->iov;
@@ -312,12 +326,15 @@ static void sq_send(struct emu_qp *qp, uint32_t index, struct engine_wqe *w, str
         iovcnt = l->count;
     }
     h->payload_len = htobe32(payload);
-    err = emu_conn_send(qp->peer, h, iov, iovcnt, release, arg);
+    err = emu_conn_send(conn, h, iov, iovcnt, release, arg);
     engine_sgl_release(l);
-    if (err != 0)
-        sq_send_failed(qp, psn,
-                       err == EFAULT ? PRM_CQE_SYNDROME_LOCAL_PROT_ERR
-                                     : PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+    /* Unacknowledged, the request is done once it left (or was lost with its link). */
+    if (err == EFAULT)
+        sq_request_done(qp, psn, PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
+    else if (!qp->tp->acked)
+        sq_request_done(qp, psn, 0);
+    else if (err != 0)
+        sq_request_done(qp, psn, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 }
 
 /*
@@ -443,10 +460,14 @@ static enum sq_wait sq_wait_check(struct emu_qp *qp, const struct engine_wqe *w)
     return r;
 }
 
-/* The request header of a WQE and its local memory; 0 or a PRM syndrome (l set either way). */
-static uint8_t sq_build(struct emu_qp *qp, uint32_t index, struct engine_wqe *w,
-                        struct emu_wire_hdr *h, uint64_t masks[2], uint32_t *masks_len,
-                        struct engine_sgl *l)
+/*
+ * The request header of a WQE and its local memory; 0 or a PRM syndrome (l
+ * set either way). A UD send's destination device comes in *dg (a
+ * reference, or NULL).
+ */
+static uint8_t sq_build(struct emu_qp *qp, struct engine_wqe *w, struct emu_wire_hdr *h,
+                        uint64_t masks[2], uint32_t *masks_len, struct engine_sgl *l,
+                        struct emu_conn **dg)
 {
     const uint32_t off_raddr = sizeof(struct prm_wqe_ctrl_seg);
     const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + off_raddr);
@@ -460,9 +481,15 @@ static uint8_t sq_build(struct emu_qp *qp, uint32_t index, struct engine_wqe *w,
         h->rkey = ra->rkey;
         return sq_gather(qp, w, off_raddr + sizeof(*ra), 0, l);
     case PRM_WQE_OPCODE_SEND:
-    case PRM_WQE_OPCODE_SEND_IMM:
+    case PRM_WQE_OPCODE_SEND_IMM: {
+        uint8_t synd;
+
         h->type = w->opcode == PRM_WQE_OPCODE_SEND ? EMU_WIRE_SEND : EMU_WIRE_SEND_IMM;
-        return sq_gather(qp, w, off_raddr, 0, l);
+        if (qp->tp->connected)
+            return sq_gather(qp, w, off_raddr, 0, l);
+        synd = engine_dg_build(qp, w, h, dg);
+        return synd != 0 ? synd : sq_gather(qp, w, engine_dg_data_offset(), 0, l);
+    }
     case PRM_WQE_OPCODE_RDMA_READ: {
         uint8_t synd;
 
@@ -478,10 +505,7 @@ static uint8_t sq_build(struct emu_qp *qp, uint32_t index, struct engine_wqe *w,
     case PRM_WQE_OPCODE_ATOMIC_MASKED_CS:
     case PRM_WQE_OPCODE_ATOMIC_MASKED_FA:
         return sq_atomic(qp, w, h, masks, masks_len, l);
-    default:
-        EMU_LOG_ERR("QP 0x%x: send WQE %u has opcode 0x%x, which RC QPs of this device do not "
-                    "execute",
-                    qp->qpn, index & 0xffff, w->opcode);
+    default: /* the transport table let no other opcode through */
         return PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
     }
 }
@@ -531,8 +555,9 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
     struct emu_wire_hdr h;
     uint64_t masks[2];
     uint32_t masks_len = 0;
+    struct emu_conn *dg = NULL, *conn;
     uint8_t synd;
-    bool direct;
+    bool direct, lost;
 
     if (engine_wqe_fetch(qp, index, posted - index, &w) != 0) {
         /* Unreadable or malformed: a local error, and nothing after it is trusted. */
@@ -544,7 +569,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
         return SQ_DONE;
     }
     pthread_mutex_lock(&qp->lock);
-    if (qp->state == PRM_QP_STATE_ERR) {
+    if (sq_in_error(qp)) {
         engine_wait_arm(qp, false);
         engine_cqe_req_err(qp, index, w.opcode, PRM_CQE_SYNDROME_WR_FLUSH_ERR);
         pthread_mutex_unlock(&qp->lock);
@@ -555,8 +580,16 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
         pthread_mutex_unlock(&qp->lock);
         return SQ_STALL;
     }
-    direct = w.opcode == PRM_WQE_OPCODE_RDMA_WRITE && sq_direct_ok(qp, index);
+    direct = qp->tp->acked && w.opcode == PRM_WQE_OPCODE_RDMA_WRITE && sq_direct_ok(qp, index);
     pthread_mutex_unlock(&qp->lock);
+    if (!prm_qp_transport_allows(qp->tp, w.opcode)) {
+        EMU_LOG_ERR("QP 0x%x: send WQE %u has opcode 0x%x, which %s QPs of this device do not "
+                    "execute",
+                    qp->qpn, index & 0xffff, w.opcode, qp->tp->name);
+        qp->sq_consumer = index + w.bbs;
+        sq_done_local(qp, index, &w, 0, PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+        return SQ_DONE;
+    }
     if (w.opcode == PRM_WQE_OPCODE_WAIT) {
         enum sq_wait r = sq_wait_check(qp, &w);
 
@@ -581,26 +614,32 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
         return SQ_DONE;
     }
     emu_wire_hdr_init(&h, 0, qp->qpn, qp->attr.remote_qpn, 0);
-    synd = sq_build(qp, index, &w, &h, masks, &masks_len, &l);
-    h.imm = w.imm;
     h.flags = (w.fm_ce_se & PRM_WQE_CTRL_SOLICITED) ? EMU_WIRE_F_SOLICITED : 0;
-    if (synd == 0 && l.bytes > (1u << EMU_LOG_MAX_MSG))
+    synd = sq_build(qp, &w, &h, masks, &masks_len, &l, &dg);
+    conn = qp->tp->connected ? qp->peer : dg;
+    h.imm = w.imm;
+    /* A datagram is one packet: at most the port's MTU. */
+    if (synd == 0 && l.bytes > (qp->tp->connected ? 1u << EMU_LOG_MAX_MSG : EMU_MTU_BYTES))
         synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-    if (synd == 0 && (qp->peer == NULL || emu_conn_dead(qp->peer)))
+    lost = synd == 0 && (conn == NULL || emu_conn_dead(conn));
+    if (lost && qp->tp->acked)
         synd = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
-    if (synd != 0) {
+    if (synd != 0 || lost) {
+        /* Unacknowledged with no way to its destination: lost, and complete all the same. */
+        uint32_t bytes = synd == 0 ? l.bytes : 0;
+
         engine_sgl_release(&l);
-        sq_done_local(qp, index, &w, 0, synd);
-        return SQ_DONE;
-    }
-    if (direct && engine_direct_write(qp, &h, &l)) {
+        sq_done_local(qp, index, &w, bytes, synd);
+    } else if (direct && engine_direct_write(qp, &h, &l)) {
         uint32_t bytes = l.bytes;
 
         engine_sgl_release(&l);
         sq_done_local(qp, index, &w, bytes, 0);
-        return SQ_DONE;
+    } else {
+        sq_send(qp, conn, index, &w, &l, &h, &(struct iovec){masks, masks_len});
     }
-    sq_send(qp, index, &w, &l, &h, &(struct iovec){masks, masks_len});
+    if (dg != NULL)
+        emu_conn_put(dg);
     return SQ_DONE;
 }
 

@@ -5,7 +5,10 @@
  * places the payload into the target (or a receive WQE's buffers), then
  * answers with ACK, NAK, read data or the atomic's original value. A large
  * payload arrives over several readiness events: the target is held at the
- * header, the completion and the ACK follow in engine_request_done.
+ * header, the completion and the ACK follow in engine_request_done. A UC
+ * QP's responder never answers: what it refuses is dropped and counted, and
+ * a PSN gap (lost messages) starts a fresh message; UD datagrams go to
+ * datagram.c.
  */
 #include <endian.h>
 #include <errno.h>
@@ -20,10 +23,10 @@
 #include "nic/mr.h"
 #include "nic/nic.h"
 #include "nic/qp.h"
-#include "nic/srq.h"
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transport.h"
 #include "wire/wire.h"
 
 /* A request whose payload is still arriving (engine_request_done answers it). */
@@ -110,9 +113,12 @@ uint64_t engine_acks_due(struct emu_engine *e, uint64_t now, uint64_t max_age_ns
 static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint32_t len,
                           bool now)
 {
-    struct engine_conn *ec = engine_conn_of(conn);
+    struct engine_conn *ec;
     int i;
 
+    if (!qp->tp->acked)
+        return 0;
+    ec = engine_conn_of(conn);
     if (ec == NULL)
         return -1;
     ec->ack_now |= now;
@@ -149,10 +155,16 @@ static int resp_answer(struct emu_qp *qp, struct emu_conn *conn, uint8_t type, u
     return 0;
 }
 
+/* A refusal: NAK, or for a QP without acknowledgements (UC) the request is dropped, counted. */
 static int resp_nak(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint8_t syndrome)
 {
     struct emu_wire_hdr h;
 
+    if (!qp->tp->acked) {
+        EMU_LOG_DBG("QP 0x%x: request PSN 0x%x dropped (syndrome 0x%x)", qp->qpn, psn, syndrome);
+        engine_drop(qp->nic, EMU_DROP_REFUSED);
+        return 0;
+    }
     engine_ack_flush(conn);
     emu_wire_hdr_init(&h, EMU_WIRE_NAK, qp->qpn, qp->attr.remote_qpn, psn);
     h.syndrome = syndrome;
@@ -160,61 +172,6 @@ static int resp_nak(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint
         h.imm = htobe32(qp->attr.min_rnr_timer);
     emu_conn_send(conn, &h, NULL, 0, NULL, NULL);
     return 0;
-}
-
-/* The next receive WQE (RQ or SRQ) copied into wqe; its index, or -1 when none is posted. */
-static int64_t resp_take_recv(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg)
-{
-    uint32_t stride = emu_qp_rq_stride(qp);
-
-    if (qp->p.srq != NULL) {
-        *first_seg = 16; /* after the SRQ next segment */
-        return emu_srq_take(qp->p.srq, wqe);
-    }
-    *first_seg = 0;
-    if (qp->p.rq_size_zero || ((engine_rq_posted(qp) - qp->rq_consumer) & 0xffff) == 0)
-        return -1;
-    emu_mem_read(qp->p.wq_gpu,
-                 qp->p.wq + (uintptr_t)(qp->rq_consumer & ((1u << qp->p.log_rq_size) - 1)) * stride,
-                 wqe, stride);
-    return qp->rq_consumer++ & 0xffff;
-}
-
-static uint32_t resp_wqe_stride(const struct emu_qp *qp)
-{
-    return qp->p.srq != NULL ? (16u << qp->p.srq->p.log_stride) : emu_qp_rq_stride(qp);
-}
-
-/* A SEND or WRITE_IMM's receive WQE: scatter list held for len bytes. Returns 0 or a syndrome. */
-static uint8_t resp_scatter(struct emu_qp *qp, const uint8_t *wqe, uint32_t first, uint32_t len,
-                            struct engine_sgl *t)
-{
-    uint32_t stride = resp_wqe_stride(qp);
-    uint32_t left = len;
-
-    for (uint32_t off = first; off + 16 <= stride && left > 0; off += 16) {
-        const struct prm_wqe_data_seg *d = (const void *)(wqe + off);
-        uint32_t bc = be32toh(d->byte_count), take;
-
-        /* mlx5's terminator; key 0x100 itself can be a real key, so the length decides too. */
-        if (be32toh(d->lkey) == PRM_WQE_LKEY_END && bc == 0)
-            break;
-        take = bc < left ? bc : left;
-        if (take == 0)
-            continue;
-        if (engine_sgl_hold(t, qp, be32toh(d->lkey), be64toh(d->addr), take,
-                            IBV_ACCESS_LOCAL_WRITE) != EMU_MR_OK)
-            return PRM_CQE_SYNDROME_LOCAL_PROT_ERR;
-        left -= take;
-    }
-    return left == 0 ? 0 : PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
-}
-
-/* The responder side of a receive-consuming request failed: error CQE, QP to ERR. */
-static void resp_fail_recv(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome)
-{
-    engine_cqe_resp_err(qp, wqe_index, syndrome);
-    engine_qp_fail(qp, 0);
 }
 
 /*
@@ -380,7 +337,8 @@ static int resp_data_complete(struct emu_qp *qp, struct emu_conn *conn,
                      : h->type == EMU_WIRE_SEND_IMM ? PRM_CQE_OPCODE_RESP_SEND_IMM
                                                     : PRM_CQE_OPCODE_RESP_SEND;
 
-        engine_cqe_resp(qp, op, (uint32_t)rindex, len, h->imm, be32toh(h->src_qpn),
+        engine_cqe_resp(qp, op, (uint32_t)rindex, len, h->imm,
+                        be32toh(h->src_qpn) & PRM_CQE_QPN_MASK, 0,
                         (h->flags & EMU_WIRE_F_SOLICITED) != 0);
     }
     return resp_ack_defer(qp, conn, psn, len, (h->flags & EMU_WIRE_F_ACK_REQ) != 0);
@@ -399,7 +357,7 @@ static int resp_data_failed(struct emu_qp *qp, struct emu_conn *conn, uint8_t ty
     EMU_LOG_INFO("QP 0x%x: placing the payload of PSN 0x%x failed (%s): remote access error",
                  qp->qpn, psn, strerror(err));
     if (rindex >= 0)
-        resp_fail_recv(qp, (uint32_t)rindex, PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
+        engine_recv_fail(qp, (uint32_t)rindex, PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
     return resp_nak(qp, conn, psn,
                     err == EFAULT && !into_recv ? PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR
                                                 : PRM_CQE_SYNDROME_REMOTE_OP_ERR);
@@ -417,7 +375,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     uint32_t len = pull ? be32toh(h->dma_len) : be32toh(h->payload_len);
     bool is_write = h->type == EMU_WIRE_WRITE || h->type == EMU_WIRE_WRITE_IMM;
     bool uses_recv = h->type != EMU_WIRE_WRITE;
-    uint8_t wqe[16u << 9];
+    uint8_t wqe[ENGINE_RECV_WQE_MAX];
     struct engine_sgl t = {0};
     struct resp_pull p;
     uint32_t first = 0;
@@ -434,10 +392,16 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
                         IBV_ACCESS_REMOTE_WRITE) != EMU_MR_OK)
         return resp_nak(qp, conn, psn, PRM_CQE_SYNDROME_REMOTE_ACCESS_ERR);
     if (uses_recv) {
-        if (resp_wqe_stride(qp) > sizeof(wqe)) {
+        if (engine_recv_stride(qp) > sizeof(wqe)) {
             synd = PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
         } else {
-            rindex = resp_take_recv(qp, wqe, &first);
+            rindex = engine_recv_take(qp, wqe, &first);
+            if (rindex < 0 && !qp->tp->acked) {
+                /* Without acknowledgements there is no RNR: the message is lost. */
+                engine_sgl_release(&t);
+                engine_drop(qp->nic, EMU_DROP_NO_RECV);
+                return 0;
+            }
             if (rindex < 0) {
                 /* Receiver not ready: the requester retries from this PSN. */
                 engine_sgl_release(&t);
@@ -446,13 +410,13 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
                 return 1;
             }
             if (!is_write)
-                synd = resp_scatter(qp, wqe, first, len, &t);
+                synd = engine_recv_scatter(qp, wqe, first, len, &t);
         }
     }
     if (synd != 0) {
         engine_sgl_release(&t);
         if (rindex >= 0)
-            resp_fail_recv(qp, (uint32_t)rindex, synd);
+            engine_recv_fail(qp, (uint32_t)rindex, synd);
         return resp_nak(qp, conn, psn,
                         synd == PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR
                                 ? PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR
@@ -469,7 +433,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     else
         err = engine_sgl_scatter(&t, payload, len);
     /* Written as asked: the requester may write there directly next time (direct.c). */
-    if (err == 0 && h->type == EMU_WIRE_WRITE && len > 0)
+    if (err == 0 && h->type == EMU_WIRE_WRITE && len > 0 && qp->tp->acked)
         engine_direct_grant(qp, conn, &t);
     engine_sgl_release(&t);
     if (err != 0)
@@ -508,7 +472,7 @@ int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int
     return rc < 0 ? -1 : 0;
 }
 
-static bool resp_state_ok(uint8_t state)
+bool engine_resp_state_ok(uint8_t state)
 {
     return state == PRM_QP_STATE_RTR || state == PRM_QP_STATE_RTS || state == PRM_QP_STATE_SQD ||
            state == PRM_QP_STATE_SQER;
@@ -544,16 +508,46 @@ int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wi
     uint32_t psn = be32toh(h->psn);
     int rc;
 
+    if (((h->flags & EMU_WIRE_F_UNACKED) != 0) == qp->tp->acked ||
+        ((h->flags & EMU_WIRE_F_DATAGRAM) != 0) == qp->tp->connected) {
+        /* A request of another service type (a UC QP's peer is an RC QP, say): dropped. */
+        EMU_LOG_DBG("QP 0x%x (%s): request type %u with flags 0x%x of another service type "
+                    "dropped",
+                    qp->qpn, qp->tp->name, h->type, h->flags);
+        engine_drop(qp->nic, EMU_DROP_MISMATCH);
+        return 0;
+    }
+    if (!qp->tp->connected)
+        return engine_dg_request(qp, h, payload, sink);
     pthread_mutex_lock(&qp->lock);
-    if (resp_state_ok(qp->state) && (int32_t)(psn - qp->expected_psn) < 0 &&
+    if (!qp->tp->acked && engine_resp_state_ok(qp->state) && psn != qp->expected_psn &&
+        be32toh(h->src_qpn) == qp->attr.remote_qpn) {
+        /*
+         * UC: a PSN gap means messages were lost. Each message is one frame,
+         * so this one starts a new message: the responder takes it and
+         * expects the PSN after it (the lost ones are gone).
+         */
+        EMU_LOG_DBG("QP 0x%x: PSN 0x%x while expecting 0x%x: messages lost", qp->qpn, psn,
+                    qp->expected_psn);
+        engine_drop(qp->nic, EMU_DROP_PSN_GAP);
+        qp->expected_psn = psn;
+    }
+    if (engine_resp_state_ok(qp->state) && (int32_t)(psn - qp->expected_psn) < 0 &&
         be32toh(h->src_qpn) == qp->attr.remote_qpn) {
         rc = resp_duplicate(qp, conn, h, psn);
         pthread_mutex_unlock(&qp->lock);
         return rc < 0 ? -1 : 0;
     }
-    if (!resp_state_ok(qp->state) || psn != qp->expected_psn) {
+    if (!engine_resp_state_ok(qp->state) || psn != qp->expected_psn) {
         /* Not for now (QP not ready, or after a NAK before the retry): dropped, as on a link. */
         pthread_mutex_unlock(&qp->lock);
+        if (!qp->tp->acked)
+            engine_drop(qp->nic, EMU_DROP_NOT_READY);
+        return 0;
+    }
+    if (be32toh(h->src_qpn) != qp->attr.remote_qpn && !qp->tp->acked) {
+        pthread_mutex_unlock(&qp->lock);
+        engine_drop(qp->nic, EMU_DROP_MISMATCH);
         return 0;
     }
     if (be32toh(h->src_qpn) != qp->attr.remote_qpn) {

@@ -36,4 +36,7 @@
 #define EMU_CQE_SIZE       64
 #define EMU_SQ_STRIDE      64 /* one basic block per send WQE slot */
 
+/* Every port's MTU (IBV_MTU_4096): the largest datagram. */
+#define EMU_MTU_BYTES 4096
+
 #endif /* EMU_CAPS_H */

@@ -67,6 +67,7 @@ struct emu_cq {
     bool armed_solicited;
     bool fired;                       /* an event fired since the last arm */
     uint32_t solicit_end;             /* producer index after the last solicited or error CQE */
+    uint32_t fired_end;               /* producer index when the last event fired */
     struct ibv_comp_channel *channel; /* standard verbs: the channel, and its target */
     struct emu_cq_target channel_target;
     uint32_t events_completed; /* events handed out by ibv_get_cq_event (destroy waits for acks) */

@@ -57,6 +57,7 @@ void emu_cq_fire(struct emu_cq *cq)
 
     cq->armed = false;
     cq->fired = true;
+    cq->fired_end = cq->producer;
     for (struct emu_cq_target *t = cq->targets; t != NULL; t = t->next) {
         size_t len = cq_event_record(cq, t, rec);
         ssize_t n = write(t->fd, rec, len);
@@ -75,7 +76,7 @@ void emu_cq_fire(struct emu_cq *cq)
 
 void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index)
 {
-    uint32_t pending, solicited;
+    uint32_t pending, unseen, solicited;
 
     pthread_mutex_lock(&cq->lock);
     cq->armed = true;
@@ -85,10 +86,18 @@ void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index)
     pending = (cq->producer - consumer_index) & 0xffffff;
     if (pending > (1u << cq->p.log_size))
         pending = 0;
+    /*
+     * Of those, the ones no event announced yet: written while the CQ was
+     * not armed. Only they fire the event now, as hardware does: a consumer
+     * that re-arms from the event before polling (perftest's -e) must not
+     * get a second event for the CQE the first one announced.
+     */
+    unseen = (cq->producer - cq->fired_end) & 0xffffff;
+    if (unseen > pending)
+        unseen = pending;
     /* 1..pending when the last solicited or error CQE is among them. */
     solicited = (cq->solicit_end - consumer_index) & 0xffffff;
-    /* Such CQEs already exist: the event fires now, as hardware does. */
-    if (pending != 0 && (!solicited_only || (solicited != 0 && solicited <= pending)))
+    if (unseen != 0 && (!solicited_only || (solicited > pending - unseen && solicited <= pending)))
         emu_cq_fire(cq);
     pthread_mutex_unlock(&cq->lock);
 }

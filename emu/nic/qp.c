@@ -12,14 +12,16 @@
 #include "nic/nic.h"
 #include "nic/srq.h"
 #include "prm/prm_qp.h"
+#include "prm/prm_qp_transport.h"
 
 int emu_qp_create(struct emu_nic *nic, const struct emu_qp_params *p, struct emu_qp **qp_out)
 {
+    const struct prm_qp_transport *tp = prm_qp_transport_of(p->st);
     struct emu_qp *qp;
     int64_t index;
 
-    if (p->pd == NULL || p->send_cq == NULL || p->recv_cq == NULL || p->wq == 0 || p->dbrec == 0 ||
-        p->log_sq_size > EMU_LOG_MAX_QP_SZ || p->log_rq_size > EMU_LOG_MAX_QP_SZ ||
+    if (tp == NULL || p->pd == NULL || p->send_cq == NULL || p->recv_cq == NULL || p->wq == 0 ||
+        p->dbrec == 0 || p->log_sq_size > EMU_LOG_MAX_QP_SZ || p->log_rq_size > EMU_LOG_MAX_QP_SZ ||
         p->log_rq_stride > 9)
         return EINVAL;
     qp = calloc(1, sizeof(*qp));
@@ -32,6 +34,7 @@ int emu_qp_create(struct emu_nic *nic, const struct emu_qp_params *p, struct emu
         return ENOMEM;
     }
     qp->nic = nic;
+    qp->tp = tp;
     qp->p = *p;
     qp->state = PRM_QP_STATE_RST;
     pthread_mutex_init(&qp->lock, NULL);

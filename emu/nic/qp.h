@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * An RC queue pair as the device sees it. Its work queues are rings of mlx5
- * WQEs in host or GPU memory, laid out as on ConnectX: the receive queue at
- * the start of the buffer, the send queue after it; the doorbell record holds
- * two big-endian counters, [0] receive, [1] send. The device executes send
- * WQEs between its consumer index and the producer index software published
- * (doorbell record, or the doorbell value itself in no-DBR mode), and
- * consumes receive WQEs as requests arrive.
+ * A queue pair as the device sees it (RC, UC or UD: prm_qp_transport.h).
+ * Its work queues are rings of mlx5 WQEs in host or GPU memory, laid out as
+ * on ConnectX: the receive queue at the start of the buffer, the send queue
+ * after it; the doorbell record holds two big-endian counters, [0] receive,
+ * [1] send. The device executes send WQEs between its consumer index and the
+ * producer index software published (doorbell record, or the doorbell value
+ * itself in no-DBR mode), and consumes receive WQEs as requests arrive.
  *
  * The standard-verbs path (abi/) writes WQEs into the rings exactly as
  * libmlx5 does and then rings the doorbell; DevX (devx/) creates the same
@@ -32,6 +32,7 @@ struct emu_uar;
 struct emu_peer;
 
 struct emu_qp_params {
+    uint8_t st; /* service type, PRM_QP_ST_* (RC, UC, UD) */
     struct emu_pd *pd;
     struct emu_cq *send_cq;
     struct emu_cq *recv_cq;
@@ -57,6 +58,7 @@ struct emu_qp_attr {
     bool remote_read;   /* rre */
     bool remote_write;  /* rwe */
     bool remote_atomic; /* rae */
+    uint32_t qkey;      /* UD: the Q_Key datagrams must carry */
     /* INIT2RTR */
     uint32_t remote_qpn;
     uint32_t rq_psn;
@@ -94,6 +96,7 @@ struct emu_pending {
 
 struct emu_conn;
 struct emu_qp_wr;
+struct prm_qp_transport;
 
 struct emu_qp {
     union {
@@ -102,7 +105,8 @@ struct emu_qp {
     };
     struct emu_nic *nic;
     uint32_t qpn;
-    uint8_t state; /* PRM_QP_STATE_* (guarded by lock) */
+    const struct prm_qp_transport *tp; /* of p.st */
+    uint8_t state;                     /* PRM_QP_STATE_* (guarded by lock) */
     struct emu_qp_params p;
     struct emu_qp_attr attr;
     struct emu_conn *peer; /* the wire connection to the remote QP's device (from RTR) */

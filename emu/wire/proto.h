@@ -39,6 +39,14 @@
  * contents as stored (big-endian). An op/opmod pair that names no atomic is
  * a valid frame that the responder refuses (NAK, invalid request).
  *
+ * Unacknowledged requests (version 3): a data request with F_UNACKED comes
+ * from a QP whose responder never answers (UC, UD); one that cannot be
+ * placed is dropped, not refused. A datagram (F_DATAGRAM, a SEND or
+ * SEND_IMM that is also F_UNACKED, never F_PULL) carries what the
+ * receiver's GRH and completion report: `rkey` is the Q_Key, `swap_add`
+ * and `compare` the sender's GID (16 bytes as stored), `raddr` the packed
+ * EMU_WIRE_DG_* fields below (other bits zero), dma_len zero.
+ *
  * Every field is checked on receipt (reserved bytes are zero; op and opmod
  * are zero outside ATOMIC); a frame that fails a check ends the connection.
  */
@@ -53,7 +61,7 @@
 #include "prm/mlx5_wqe.h"
 
 #define EMU_WIRE_MAGIC         0x534d4c35u /* "SML5" */
-#define EMU_WIRE_VERSION       2
+#define EMU_WIRE_VERSION       3
 #define EMU_WIRE_TCP_PORT_BASE 18500
 /* Largest payload of one frame: the largest message (caps.h EMU_LOG_MAX_MSG). */
 #define EMU_WIRE_MAX_PAYLOAD   (1u << 30)
@@ -88,6 +96,19 @@ enum emu_wire_type {
  * costs the requester no wake-up per write.
  */
 #define EMU_WIRE_F_ACK_REQ      0x08
+/* Data request of a QP without acknowledgements (UC, UD): never answered, dropped on failure. */
+#define EMU_WIRE_F_UNACKED      0x10
+/* A datagram (UD SEND/SEND_IMM): Q_Key, sender's GID and address fields as said above. */
+#define EMU_WIRE_F_DATAGRAM     0x20
+
+/* A datagram's raddr: the sender's address vector as its GRH and the receiver's CQE show it. */
+#define EMU_WIRE_DG_TCLASS_SHIFT 56           /* traffic class, 8 bits */
+#define EMU_WIRE_DG_HOP_SHIFT    48           /* hop limit, 8 bits */
+#define EMU_WIRE_DG_SLID_SHIFT   32           /* source LID, 16 bits */
+#define EMU_WIRE_DG_SL_SHIFT     28           /* service level, 4 bits */
+#define EMU_WIRE_DG_GRH          (1ull << 27) /* the sender's address vector had a GRH */
+#define EMU_WIRE_DG_FLOW_MASK    0xfffffull   /* flow label, bits 19:0 */
+#define EMU_WIRE_DG_RESERVED     (0x7full << 20)
 
 /* A pull list: at most the send WQE's gather entries (caps.h EMU_MAX_SGE), 16 bytes each. */
 #define EMU_WIRE_PULL_ENTRY       16u

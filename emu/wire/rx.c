@@ -51,6 +51,28 @@ static bool rx_check_atomic(struct emu_conn *conn, const struct emu_wire_hdr *h)
     return true;
 }
 
+/* F_UNACKED only on data requests, never asking for an ACK; F_DATAGRAM as proto.h says. */
+static bool rx_check_unacked(struct emu_conn *conn, const struct emu_wire_hdr *h)
+{
+    bool data = h->type >= EMU_WIRE_WRITE && h->type <= EMU_WIRE_SEND_IMM;
+    bool send = h->type == EMU_WIRE_SEND || h->type == EMU_WIRE_SEND_IMM;
+
+    if (h->flags & EMU_WIRE_F_UNACKED) {
+        if (!data || (h->flags & EMU_WIRE_F_ACK_REQ)) {
+            emu_wire_reject(conn, "unacknowledged flag on a frame that cannot have it", h->type);
+            return false;
+        }
+    }
+    if (!(h->flags & EMU_WIRE_F_DATAGRAM))
+        return true;
+    if (!send || !(h->flags & EMU_WIRE_F_UNACKED) || (h->flags & EMU_WIRE_F_PULL) ||
+        h->dma_len != 0 || (be64toh(h->raddr) & EMU_WIRE_DG_RESERVED) != 0) {
+        emu_wire_reject(conn, "malformed datagram", h->type);
+        return false;
+    }
+    return true;
+}
+
 /* Checks the fields every frame must get right; the engine checks QPNs and keys. */
 static bool rx_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr *h)
 {
@@ -112,6 +134,8 @@ static bool rx_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr *h)
         emu_wire_reject(conn, "frame before HELLO", h->type);
         return false;
     }
+    if (!rx_check_unacked(conn, h))
+        return false;
     if (h->flags & EMU_WIRE_F_PULL) {
         bool data = h->type == EMU_WIRE_WRITE || h->type == EMU_WIRE_WRITE_IMM ||
                     h->type == EMU_WIRE_SEND || h->type == EMU_WIRE_SEND_IMM;

@@ -108,6 +108,11 @@ int emu_conn_send(struct emu_conn *conn, const struct emu_wire_hdr *hdr, const s
             release(arg);
         return EINVAL;
     }
+    if (wire_loses(conn->wire, hdr)) {
+        if (release != NULL)
+            release(arg);
+        return 0;
+    }
     vec[0] = (struct iovec){&h, sizeof(h)};
     for (int i = 0; i < iovcnt; i++) {
         if (iov[i].iov_len != 0)

@@ -164,6 +164,13 @@ void *emu_conn_peer_share(const struct emu_conn *conn, size_t *len);
 int emu_conn_push(struct emu_conn *conn, const struct iovec *local, int nlocal, uint64_t remote,
                   size_t len);
 
+/*
+ * A lossy link, for tests: the next `frames` data requests (WRITE,
+ * WRITE_IMM, SEND, SEND_IMM) this wire sends are lost on their way, as a
+ * frame dropped by a switch would be (the sender sees it leave).
+ */
+void emu_wire_lose(struct emu_wire *wire, uint32_t frames);
+
 /* Counts a malformed frame on conn, logs the first one, and drops the connection. */
 void emu_wire_reject(struct emu_conn *conn, const char *why, uint64_t value);
 

@@ -89,6 +89,7 @@ struct emu_wire {
     uint64_t rejected;          /* malformed frames (atomic) */
     uint64_t pulled;            /* bytes read from peers' memory by single copy (atomic) */
     uint64_t pushed;            /* bytes written into peers' memory (atomic) */
+    uint32_t lose;              /* data requests still to be lost (loss.c, atomic) */
 };
 
 /* conn.c */
@@ -110,6 +111,9 @@ bool wire_rx(struct emu_conn *conn);
 /* tx.c: sends what the queue holds; false: drop the connection. Frees the queue. */
 bool wire_tx_flush(struct emu_conn *conn);
 void wire_tx_discard(struct emu_conn *conn);
+
+/* loss.c: whether the frame is lost on its way (a lossy link for tests; counts it). */
+bool wire_loses(struct emu_wire *wire, const struct emu_wire_hdr *h);
 
 /* pull.c */
 void wire_pull_init(const struct emu_wire_config *cfg);

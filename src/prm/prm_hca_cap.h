@@ -55,6 +55,8 @@
 #define PRM_HCA_CAP_CQ_OI                        0x44, 31, 1
 #define PRM_HCA_CAP_CQ_RESIZE                    0x44, 30, 1
 #define PRM_HCA_CAP_CQ_MODERATION                0x44, 29, 1
+#define PRM_HCA_CAP_UD                           0x44, 2, 1
+#define PRM_HCA_CAP_UC                           0x44, 1, 1
 #define PRM_HCA_CAP_RC                           0x44, 0, 1
 #define PRM_HCA_CAP_UAR_4K                       0x48, 31, 1
 #define PRM_HCA_CAP_UAR_SZ                       0x48, 16, 6

@@ -107,6 +107,10 @@ static void dp_ring_init(struct dp_qp *q)
     free(image);
 }
 
+static int dp_qp_make(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q,
+                      uint32_t log_cq, uint32_t log_sq, uint32_t log_rq, bool no_dbr,
+                      uint32_t cq_st, uint32_t qp_st);
+
 int dp_qp_create(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
                  uint32_t log_sq, uint32_t log_rq, bool no_dbr)
 {
@@ -115,6 +119,19 @@ int dp_qp_create(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, 
 
 int dp_qp_create_st(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
                     uint32_t log_sq, uint32_t log_rq, bool no_dbr, uint32_t cq_st)
+{
+    return dp_qp_make(dev, mem, q, log_cq, log_sq, log_rq, no_dbr, cq_st, PRM_QP_ST_RC);
+}
+
+int dp_qp_create_type(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q,
+                      uint32_t log_cq, uint32_t log_sq, uint32_t log_rq, uint32_t qp_st)
+{
+    return dp_qp_make(dev, mem, q, log_cq, log_sq, log_rq, false, 0, qp_st);
+}
+
+static int dp_qp_make(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q,
+                      uint32_t log_cq, uint32_t log_sq, uint32_t log_rq, bool no_dbr,
+                      uint32_t cq_st, uint32_t qp_st)
 {
     static uint8_t in[PRM_CREATE_QP_IN_SIZE];
     uint8_t out[0x10] = {0};
@@ -170,6 +187,7 @@ int dp_qp_create_st(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *
                                                 .umem_offset = q->wq_off,
                                                 .dbr_umem_id = q->umem->umem_id,
                                                 .dbr_offset = q->qp_dbr_off});
+    PRM_SET(PRM_AT(in, PRM_CREATE_QP_IN_QPC), PRM_QPC_ST, qp_st);
     if (no_dbr)
         PRM_SET(PRM_AT(in, PRM_CREATE_QP_IN_QPC), PRM_QPC_SEND_DBR_MODE,
                 PRM_QP_SEND_DBR_MODE_NO_DBR_EXT);
@@ -251,6 +269,23 @@ int dp_qp_connect(struct dp_qp *q, const struct dp_info *remote)
     PRM_SET(qpc, PRM_QPC_RNR_RETRY, 7);
     PRM_SET(qpc, PRM_QPC_NEXT_SEND_PSN, 0);
     PRM_SET(ads, PRM_ADS_ACK_TIMEOUT, 14);
+    return dp_modify(q, PRM_CMD_RTR2RTS_QP, in);
+}
+
+int dp_qp_ready_ud(struct dp_qp *q, uint32_t qkey)
+{
+    static uint8_t in[PRM_RST2INIT_QP_IN_SIZE];
+    void *qpc = PRM_AT(in, PRM_RST2INIT_QP_IN_QPC);
+    void *ads = PRM_AT(qpc, PRM_QPC_PRIMARY_ADDRESS_PATH);
+
+    memset(in, 0, sizeof(in));
+    PRM_SET(qpc, PRM_QPC_Q_KEY, qkey);
+    PRM_SET(ads, PRM_ADS_VHCA_PORT_NUM, 1);
+    if (dp_modify(q, PRM_CMD_RST2INIT_QP, in) != 0)
+        return -1;
+    memset(in, 0, sizeof(in));
+    if (dp_modify(q, PRM_CMD_INIT2RTR_QP, in) != 0)
+        return -1;
     return dp_modify(q, PRM_CMD_RTR2RTS_QP, in);
 }
 

@@ -115,10 +115,15 @@ int dp_qp_create(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, 
 /* The same, with the CQ context's st (PRM: 0x0 not armed, 0x6 / 0x9 armed) at creation. */
 int dp_qp_create_st(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
                     uint32_t log_sq, uint32_t log_rq, bool no_dbr, uint32_t cq_st);
+/* The same with another service type (qpc.st: PRM_QP_ST_UC, PRM_QP_ST_UD), CQ not armed. */
+int dp_qp_create_type(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q,
+                      uint32_t log_cq, uint32_t log_sq, uint32_t log_rq, uint32_t qp_st);
 void dp_qp_destroy(struct dp_qp *q);
 void dp_info_of(const struct dp_qp *q, struct dp_info *info);
 /* RST->INIT->RTR->RTS towards remote with PRM commands; 0 or -1. */
 int dp_qp_connect(struct dp_qp *q, const struct dp_info *remote);
+/* A UD QP: RST->INIT (Q_Key qkey, port 1)->RTR->RTS with PRM commands; 0 or -1. */
+int dp_qp_ready_ud(struct dp_qp *q, uint32_t qkey);
 
 /* Writes the WQE into the SQ ring (no doorbell); returns its index (the producer counter). */
 uint32_t dp_post(struct dp_qp *q, const struct dp_wqe *w);

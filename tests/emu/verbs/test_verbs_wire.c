@@ -77,7 +77,7 @@ static void test_malformed(void)
     /* A well-formed HELLO, then a write to an unknown QPN. */
     memset(hdr, 0, sizeof(hdr));
     memcpy(hdr, "SML5", 4);
-    hdr[4] = 2;  /* EMU_WIRE_VERSION */
+    hdr[4] = 3;  /* EMU_WIRE_VERSION */
     hdr[5] = 1;  /* HELLO */
     hdr[11] = 9; /* endpoint 9 */
     {

@@ -30,19 +30,9 @@ void vu_close(struct vu_ctx *c)
     ibv_close_device(c->ctx);
 }
 
-int vu_end_create(struct vu_ctx *c, struct vu_end *e, int cqe, uint32_t sq, uint32_t rq, int access)
-{
-    struct ibv_qp_cap cap = {.max_send_wr = sq,
-                             .max_recv_wr = rq,
-                             .max_send_sge = 2,
-                             .max_recv_sge = 2,
-                             .max_inline_data = 64};
-
-    return vu_end_create_ex(c, e, cqe, &cap, access, 0, NULL);
-}
-
-int vu_end_create_ex(struct vu_ctx *c, struct vu_end *e, int cqe, const struct ibv_qp_cap *cap,
-                     int access, uint64_t send_ops_flags, vu_make_qp_fn make_qp)
+static int end_create(struct vu_ctx *c, struct vu_end *e, enum ibv_qp_type type, int cqe,
+                      const struct ibv_qp_cap *cap, int access, uint64_t send_ops_flags,
+                      vu_make_qp_fn make_qp)
 {
     struct ibv_qp_init_attr_ex a;
 
@@ -56,7 +46,7 @@ int vu_end_create_ex(struct vu_ctx *c, struct vu_end *e, int cqe, const struct i
     memset(&a, 0, sizeof(a));
     a.send_cq = e->cq;
     a.recv_cq = e->cq;
-    a.qp_type = IBV_QPT_RC;
+    a.qp_type = type;
     a.cap = *cap;
     a.pd = c->pd;
     a.comp_mask = IBV_QP_INIT_ATTR_PD;
@@ -66,6 +56,29 @@ int vu_end_create_ex(struct vu_ctx *c, struct vu_end *e, int cqe, const struct i
     }
     e->qp = make_qp != NULL ? make_qp(c->ctx, &a) : ibv_create_qp_ex(c->ctx, &a);
     return e->mr == NULL || e->qp == NULL ? -1 : 0;
+}
+
+int vu_end_create(struct vu_ctx *c, struct vu_end *e, int cqe, uint32_t sq, uint32_t rq, int access)
+{
+    return vu_end_create_type(c, e, IBV_QPT_RC, cqe, sq, rq, access);
+}
+
+int vu_end_create_type(struct vu_ctx *c, struct vu_end *e, enum ibv_qp_type type, int cqe,
+                       uint32_t sq, uint32_t rq, int access)
+{
+    struct ibv_qp_cap cap = {.max_send_wr = sq,
+                             .max_recv_wr = rq,
+                             .max_send_sge = 2,
+                             .max_recv_sge = 2,
+                             .max_inline_data = 64};
+
+    return end_create(c, e, type, cqe, &cap, access, 0, NULL);
+}
+
+int vu_end_create_ex(struct vu_ctx *c, struct vu_end *e, int cqe, const struct ibv_qp_cap *cap,
+                     int access, uint64_t send_ops_flags, vu_make_qp_fn make_qp)
+{
+    return end_create(c, e, IBV_QPT_RC, cqe, cap, access, send_ops_flags, make_qp);
 }
 
 void vu_end_destroy(struct vu_end *e)
@@ -125,6 +138,50 @@ int vu_connect(struct vu_end *e, const struct vu_info *remote, int qp_access, ui
                                  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
                    ? -1
                    : 0;
+}
+
+int vu_connect_uc(struct vu_end *e, const struct vu_info *remote)
+{
+    struct ibv_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+    if (ibv_modify_qp(e->qp, &a,
+                      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTR;
+    a.path_mtu = IBV_MTU_1024;
+    a.dest_qp_num = remote->qpn;
+    a.ah_attr.is_global = 1;
+    a.ah_attr.grh.dgid = remote->gid;
+    a.ah_attr.grh.hop_limit = 1;
+    a.ah_attr.port_num = 1;
+    if (ibv_modify_qp(e->qp, &a,
+                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTS;
+    return ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -1 : 0;
+}
+
+int vu_ready_ud(struct vu_end *e, uint32_t qkey)
+{
+    struct ibv_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    a.qkey = qkey;
+    if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+        return -1;
+    a.qp_state = IBV_QPS_RTR;
+    if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE))
+        return -1;
+    a.qp_state = IBV_QPS_RTS;
+    return ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? -1 : 0;
 }
 
 static long vu_ms(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers of the standard-verbs tests: a device context, RC QP pairs
+ * Helpers of the standard-verbs tests: a device context, RC (or UC, UD) QP pairs
  * connected inside one process or across two (fork before opening the
  * device; the peers trade QPN/GID/rkey/address over a socketpair), and
  * completion waiting with a deadline. Tests print "N passed, N failed".
@@ -62,10 +62,17 @@ int vu_end_create(struct vu_ctx *c, struct vu_end *e, int cqe, uint32_t sq, uint
 typedef struct ibv_qp *(*vu_make_qp_fn)(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *a);
 int vu_end_create_ex(struct vu_ctx *c, struct vu_end *e, int cqe, const struct ibv_qp_cap *cap,
                      int access, uint64_t send_ops_flags, vu_make_qp_fn make_qp);
+/* The same with a QP of another type (IBV_QPT_UC, IBV_QPT_UD). */
+int vu_end_create_type(struct vu_ctx *c, struct vu_end *e, enum ibv_qp_type type, int cqe,
+                       uint32_t sq, uint32_t rq, int access);
 void vu_end_destroy(struct vu_end *e);
 void vu_info_of(struct vu_ctx *c, struct vu_end *e, struct vu_info *info);
 /* RESET -> INIT -> RTR -> RTS towards the remote; qp_access for the QP. */
 int vu_connect(struct vu_end *e, const struct vu_info *remote, int qp_access, uint8_t rnr_retry);
+/* A UC QP: RESET -> INIT (remote write allowed) -> RTR -> RTS towards the remote. */
+int vu_connect_uc(struct vu_end *e, const struct vu_info *remote);
+/* A UD QP: RESET -> INIT (Q_Key qkey) -> RTR -> RTS. */
+int vu_ready_ud(struct vu_end *e, uint32_t qkey);
 /* Polls one completion within timeout_ms; 1 got one, 0 timed out, -1 poll error. */
 int vu_wait(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms);
 int vu_post(struct vu_end *e, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t off, uint32_t len,

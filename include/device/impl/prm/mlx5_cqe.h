@@ -72,6 +72,12 @@ enum {
 enum {
     PRM_CQE_SIZE = 64,
     PRM_CQE_QPN_MASK = 0x00ffffff,
+    /* flags_rqpn of a UD receive: what precedes the data [29:28], the sender's SL [27:24] */
+    PRM_CQE_RQPN_L3_SHIFT = 28,
+    PRM_CQE_RQPN_SL_SHIFT = 24,
+    PRM_CQE_L3_NONE = 0x0, /* no GRH */
+    PRM_CQE_L3_GRH = 0x1,  /* an IB GRH (IPv6 layout) */
+    PRM_CQE_L3_IPV4 = 0x2, /* RoCE v2 over IPv4: the IPv4 header in the GRH's last 20 bytes */
 };
 
 /* A CQE64 as requester and responder completions use it. */

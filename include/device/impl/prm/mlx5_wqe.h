@@ -134,6 +134,32 @@ struct prm_wqe_raddr_seg {
 };
 GDAKI_STATIC_ASSERT(sizeof(struct prm_wqe_raddr_seg) == 16, "raddr segment is 16 bytes");
 
+/*
+ * Datagram segment of a UD send WQE, after the control segment: the
+ * address vector of the destination (PRM "datagram segment"; 48 bytes with
+ * the extended, GRH part).
+ */
+struct prm_wqe_datagram_seg {
+    gdaki_be32_t qkey; /* Q_Key; bit 31 set: use the QP's own Q_Key */
+    gdaki_be32_t reserved0;
+    gdaki_be32_t dqp_dct; /* extended AV flag [31], destination QPN [23:0] */
+    uint8_t stat_rate_sl; /* static rate [7:4], SL [3:0] */
+    uint8_t fl_mlid;      /* force loopback [7], source LID path bits [6:0] */
+    gdaki_be16_t rlid;
+    uint8_t reserved1[4];
+    uint8_t rmac[6];
+    uint8_t tclass;
+    uint8_t hop_limit;
+    gdaki_be32_t grh_gid_fl; /* GRH present [30], source GID index [27:20], flow label [19:0] */
+    uint8_t rgid[16];
+};
+GDAKI_STATIC_ASSERT(sizeof(struct prm_wqe_datagram_seg) == 48, "datagram segment is 48 bytes");
+static const uint32_t PRM_WQE_AV_EXTENDED = 0x80000000u; /* dqp_dct */
+static const uint32_t PRM_WQE_AV_GRH = 0x40000000u;      /* grh_gid_fl */
+static const uint32_t PRM_WQE_AV_FLOW_LABEL_MASK = 0xfffffu;
+/* A WQE Q_Key with bit 31 set asks for the QP's own Q_Key (IB: a controlled Q_Key). */
+static const uint32_t PRM_WQE_QKEY_USE_QP = 0x80000000u;
+
 /* Data (gather/scatter pointer) segment. */
 struct prm_wqe_data_seg {
     gdaki_be32_t byte_count;
