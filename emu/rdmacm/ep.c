@@ -78,14 +78,17 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, 
 
 CM_EXPORT void rdma_destroy_ep(struct rdma_cm_id *id)
 {
-    if (id == NULL) {
-        CM_REFUSE(EINVAL, "no id");
+    bool live;
+
+    pthread_mutex_lock(&cm_lock);
+    live = cm_id_of(id) != NULL;
+    pthread_mutex_unlock(&cm_lock);
+    if (!live) {
+        CM_REFUSE(EINVAL, "no id, or one already destroyed");
         return;
     }
-    if (id->qp != NULL)
-        rdma_destroy_qp(id);
-    if (id->srq != NULL)
-        rdma_destroy_srq(id);
+    rdma_destroy_qp(id); /* nothing where there is no QP or SRQ */
+    rdma_destroy_srq(id);
     rdma_destroy_id(id);
 }
 

@@ -52,9 +52,11 @@ socklen_t cm_addr_len(const struct sockaddr *addr)
 
 struct cm_id *cm_id_of(struct rdma_cm_id *pub)
 {
-    struct cm_id *id = (struct cm_id *)pub;
-
-    return pub == NULL || id->destroyed ? NULL : id;
+    /* Looked up, not dereferenced: a destroyed or stray pointer is refused, not followed. */
+    for (struct cm_id *id = cm_ids; id != NULL; id = id->next)
+        if (&id->pub == pub)
+            return id->destroyed ? NULL : id;
+    return NULL;
 }
 
 struct cm_id *cm_id_by_serial(uint64_t serial)
@@ -340,14 +342,27 @@ void cm_addr_set_port(struct sockaddr *addr, in_port_t port)
         ((struct sockaddr_in6 *)addr)->sin6_port = port;
 }
 
+static __be16 cm_id_port(struct rdma_cm_id *pub, bool src)
+{
+    struct cm_id *id;
+    __be16 port = 0;
+
+    pthread_mutex_lock(&cm_lock);
+    id = cm_id_of(pub);
+    if (id != NULL)
+        port = cm_addr_port(src ? &pub->route.addr.src_addr : &pub->route.addr.dst_addr);
+    pthread_mutex_unlock(&cm_lock);
+    return port;
+}
+
 CM_EXPORT __be16 rdma_get_src_port(struct rdma_cm_id *id)
 {
-    return id == NULL ? 0 : cm_addr_port(&id->route.addr.src_addr);
+    return cm_id_port(id, true);
 }
 
 CM_EXPORT __be16 rdma_get_dst_port(struct rdma_cm_id *id)
 {
-    return id == NULL ? 0 : cm_addr_port(&id->route.addr.dst_addr);
+    return cm_id_port(id, false);
 }
 
 CM_EXPORT const char *rdma_event_str(enum rdma_cm_event_type event)

@@ -98,6 +98,11 @@ static void test_refusals(struct rdma_event_channel *ch)
     attr.qp_state = IBV_QPS_SQD;
     REFUSED(rdma_init_qp_attr(id, &attr, &mask), EINVAL);
     CHECK(rdma_destroy_id(id) == 0);
+    /* A destroyed id is looked up, not followed: refused, as a stray pointer is. */
+    REFUSED(rdma_destroy_id(id), EINVAL);
+    REFUSED(rdma_resolve_addr((struct rdma_cm_id *)&lo, NULL, (struct sockaddr *)&lo, 100), EINVAL);
+    CHECK(rdma_get_src_port((struct rdma_cm_id *)&lo) == 0);
+    rdma_destroy_ep((struct rdma_cm_id *)&lo);
 }
 
 static void test_addresses(struct rdma_event_channel *ch)
