@@ -19,6 +19,8 @@
 
 #define CM_EXPORT __attribute__((visibility("default")))
 
+static struct cm_channel *cm_channels; /* all live channels */
+
 struct cm_channel *cm_channel_new(bool sync)
 {
     struct cm_channel *chan = calloc(1, sizeof(*chan));
@@ -31,12 +33,31 @@ struct cm_channel *cm_channel_new(bool sync)
         return NULL;
     }
     chan->sync = sync;
+    chan->next = cm_channels;
+    if (cm_channels != NULL)
+        cm_channels->prev = chan;
+    cm_channels = chan;
     return chan;
+}
+
+struct cm_channel *cm_channel_of(struct rdma_event_channel *pub)
+{
+    /* Looked up, not dereferenced: a destroyed or stray pointer is refused, not followed. */
+    for (struct cm_channel *chan = cm_channels; chan != NULL; chan = chan->next)
+        if (&chan->pub == pub)
+            return chan->destroyed ? NULL : chan;
+    return NULL;
 }
 
 static void cm_channel_free(struct cm_channel *chan)
 {
     cm_channel_drop_events(chan, NULL);
+    if (chan->prev != NULL)
+        chan->prev->next = chan->next;
+    else
+        cm_channels = chan->next;
+    if (chan->next != NULL)
+        chan->next->prev = chan->prev;
     close(chan->pub.fd);
     free(chan);
 }
@@ -154,7 +175,9 @@ CM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
         CM_REFUSE(ENODEV, "no softmlx5 device can be opened");
         return NULL;
     }
+    pthread_mutex_lock(&cm_lock);
     chan = cm_channel_new(false);
+    pthread_mutex_unlock(&cm_lock);
     if (chan == NULL) {
         CM_REFUSE(errno, "cannot make the channel's eventfd: %s", strerror(errno));
         return NULL;
@@ -164,13 +187,15 @@ CM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 
 CM_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
-    struct cm_channel *chan = (struct cm_channel *)channel;
+    struct cm_channel *chan;
 
-    if (channel == NULL) {
-        CM_REFUSE(EINVAL, "no channel");
+    pthread_mutex_lock(&cm_lock);
+    chan = cm_channel_of(channel);
+    if (chan == NULL) {
+        pthread_mutex_unlock(&cm_lock);
+        CM_REFUSE(EINVAL, "no channel, or one already destroyed");
         return;
     }
-    pthread_mutex_lock(&cm_lock);
     if (chan->ids != 0)
         EMU_LOG_ERR("rdma_destroy_event_channel: %u ids still use the channel; it is freed when "
                     "the last is destroyed",
@@ -181,10 +206,10 @@ CM_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 }
 
 /* Waits for the channel's fd to become readable, as a read of a blocking fd would. */
-static int cm_channel_wait(struct cm_channel *chan)
+static int cm_channel_wait(int fd)
 {
-    struct pollfd pfd = {.fd = chan->pub.fd, .events = POLLIN};
-    int flags = fcntl(chan->pub.fd, F_GETFL);
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int flags = fcntl(fd, F_GETFL);
 
     if (flags >= 0 && (flags & O_NONBLOCK)) {
         errno = EAGAIN;
@@ -210,12 +235,20 @@ static struct cm_event *cm_channel_pop(struct cm_channel *chan)
     return ev;
 }
 
-static int cm_get_event(struct cm_channel *chan, struct rdma_cm_event **event)
+/* The next event of a channel (looked up again after each wait: it may be destroyed meanwhile). */
+static int cm_get_event(struct rdma_event_channel *pub, struct rdma_cm_event **event)
 {
     for (;;) {
+        struct cm_channel *chan;
         struct cm_event *ev;
+        int fd;
 
         pthread_mutex_lock(&cm_lock);
+        chan = cm_channel_of(pub);
+        if (chan == NULL) {
+            pthread_mutex_unlock(&cm_lock);
+            return CM_REFUSE_AS("rdma_get_cm_event", EINVAL, "no channel, or one destroyed");
+        }
         ev = cm_channel_pop(chan);
         if (ev != NULL) {
             ev->owner->refs++;
@@ -229,17 +262,18 @@ static int cm_get_event(struct cm_channel *chan, struct rdma_cm_event **event)
             *event = &ev->pub;
             return 0;
         }
+        fd = chan->pub.fd;
         pthread_mutex_unlock(&cm_lock);
-        if (cm_channel_wait(chan) != 0)
+        if (cm_channel_wait(fd) != 0)
             return -1;
     }
 }
 
 CM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
 {
-    if (channel == NULL || event == NULL)
-        return CM_REFUSE(EINVAL, "no %s", channel == NULL ? "channel" : "event pointer");
-    return cm_get_event((struct cm_channel *)channel, event);
+    if (event == NULL)
+        return CM_REFUSE(EINVAL, "no event pointer");
+    return cm_get_event(channel, event);
 }
 
 CM_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
@@ -264,7 +298,7 @@ int cm_sync_wait(struct cm_id *id)
         rdma_ack_cm_event(id->pub.event);
         id->pub.event = NULL;
     }
-    if (cm_get_event(id->chan, &event) != 0)
+    if (cm_get_event(&id->chan->pub, &event) != 0)
         return -1;
     id->pub.event = event;
     status = event->status;

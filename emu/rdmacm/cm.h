@@ -63,6 +63,7 @@ enum cm_timer {
 /* An event channel: events in order, and an eventfd readable while any is queued. */
 struct cm_channel {
     struct rdma_event_channel pub;
+    struct cm_channel *prev, *next; /* all live channels */
     struct cm_event *head, *tail;
     unsigned ids;   /* ids on this channel */
     bool signalled; /* the eventfd holds a count */
@@ -154,6 +155,7 @@ void cm_addr_set_port(struct sockaddr *addr, in_port_t port);
 
 /* channel.c (cm_lock held unless said) */
 struct cm_channel *cm_channel_new(bool sync);
+struct cm_channel *cm_channel_of(struct rdma_event_channel *pub);
 struct cm_event *cm_event_queue(struct cm_id *id, enum rdma_cm_event_type type, int status);
 void cm_event_set_pdata(struct cm_event *ev, const struct cm_msg *msg, size_t size);
 void cm_channel_drop_events(struct cm_channel *chan, struct cm_id *id);

@@ -147,6 +147,7 @@ void cm_id_put(struct cm_id *id)
 CM_EXPORT int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
                              void *context, enum rdma_port_space ps)
 {
+    struct cm_channel *chan;
     struct cm_id *cid;
 
     if (id == NULL)
@@ -161,8 +162,11 @@ CM_EXPORT int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_
     if (cm_devices_open() != 0)
         return CM_REFUSE(ENODEV, "no softmlx5 device can be opened");
     pthread_mutex_lock(&cm_lock);
-    cid = cm_id_new((struct cm_channel *)channel, context, ps);
+    chan = channel != NULL ? cm_channel_of(channel) : NULL;
+    cid = channel == NULL || chan != NULL ? cm_id_new(chan, context, ps) : NULL;
     pthread_mutex_unlock(&cm_lock);
+    if (channel != NULL && chan == NULL)
+        return CM_REFUSE(EINVAL, "no channel, or one already destroyed");
     if (cid == NULL)
         return CM_REFUSE(ENOMEM, "out of memory");
     *id = &cid->pub;
@@ -227,14 +231,15 @@ CM_EXPORT int rdma_destroy_id(struct rdma_cm_id *pub)
 
 CM_EXPORT int rdma_migrate_id(struct rdma_cm_id *pub, struct rdma_event_channel *channel)
 {
-    struct cm_channel *to = (struct cm_channel *)channel, *from;
+    struct cm_channel *to, *from;
     struct cm_id *id;
 
     pthread_mutex_lock(&cm_lock);
     id = cm_id_of(pub);
-    if (id == NULL) {
+    to = channel != NULL ? cm_channel_of(channel) : NULL;
+    if (id == NULL || (channel != NULL && to == NULL)) {
         pthread_mutex_unlock(&cm_lock);
-        return CM_REFUSE(EINVAL, "no id");
+        return CM_REFUSE(EINVAL, "no %s", id == NULL ? "id" : "channel, or one destroyed");
     }
     if (to == NULL)
         to = cm_channel_new(true);

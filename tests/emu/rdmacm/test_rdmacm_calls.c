@@ -6,7 +6,8 @@
  * ENOSYS, multicast and ECE: EOPNOTSUPP), and the address calls answer as
  * the kernel does (EADDRINUSE, EADDRNOTAVAIL), rdma_getaddrinfo,
  * rdma_get_devices, rdma_set_option, rdma_migrate_id, rdma_init_qp_attr and
- * rdma_event_str.
+ * rdma_event_str; destroyed ids and channels are refused (EINVAL), not
+ * followed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -182,6 +183,8 @@ int main(void)
 {
     struct rdma_event_channel *ch = rdma_create_event_channel();
     struct ibv_context **devs;
+    struct rdma_cm_event *ev;
+    struct rdma_cm_id *id;
     int n = 0;
 
     CHECK(ch != NULL && ch->fd >= 0);
@@ -197,6 +200,10 @@ int main(void)
     test_addresses(ch);
     test_getaddrinfo();
     test_unsupported(ch);
+    rdma_destroy_event_channel(ch);
+    /* A destroyed channel is refused, not followed. */
+    REFUSED(rdma_get_cm_event(ch, &ev), EINVAL);
+    REFUSED(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP), EINVAL);
     rdma_destroy_event_channel(ch);
     if (failures != 0) {
         fprintf(stderr, "%d checks failed\n", failures);
