@@ -86,6 +86,22 @@ int emu_engine_qp_destroy(struct emu_qp *qp)
     return 0;
 }
 
+int emu_engine_srq_destroy(struct emu_srq *srq)
+{
+    struct emu_engine *e = srq->nic->engine;
+    int err = emu_srq_unlist(srq);
+
+    if (err != 0)
+        return err;
+    if (e != NULL) {
+        /* The receive side may be working with the SRQ it looked up before: wait it out. */
+        pthread_mutex_lock(&e->rx_lock);
+        pthread_mutex_unlock(&e->rx_lock);
+    }
+    emu_srq_free(srq);
+    return 0;
+}
+
 uint32_t engine_gid_ipv4(const uint8_t gid[16])
 {
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};

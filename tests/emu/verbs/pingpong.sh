@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # pingpong.sh LAUNCHER PROGRAM [OPTION...]: runs one of Debian's ibverbs-utils
-# ping-pongs (ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong), server and
-# client, as two processes under softmlx5-run (RoCE, GID index 0) on a random
-# TCP port, both with the OPTIONs given (-e: completion events); both must
-# exit 0 and the client must print its bandwidth line.
+# ping-pongs (ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong,
+# ibv_srq_pingpong, ibv_xsrq_pingpong), server and client, as two processes
+# under softmlx5-run (RoCE, GID index 0) on a random TCP port, both with the
+# OPTIONs given (-e: completion events); both must exit 0 and the client must
+# print its closing line (its bandwidth; ibv_xsrq_pingpong's "success").
 set -u
 run=$1
 pingpong=$2
@@ -27,7 +28,7 @@ wait "$server"
 server_rc=$?
 echo "--- server (exit $server_rc)"; cat "$out/server"
 echo "--- client (exit $client_rc)"; cat "$out/client"
-[ "$server_rc" -eq 0 ] && [ "$client_rc" -eq 0 ] && grep -q "Mbit/sec" "$out/client" || {
+[ "$server_rc" -eq 0 ] && [ "$client_rc" -eq 0 ] && grep -qE "Mbit/sec|^success$" "$out/client" || {
     echo "$name${*:+ $*} under softmlx5: FAILED"
     exit 1
 }
