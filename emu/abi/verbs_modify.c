@@ -30,10 +30,12 @@
  * The ibv_modify_qp mask bits each PRM transition requires and allows
  * (besides IBV_QP_STATE), per QP type: RC with its acknowledgement and
  * RDMA-read attributes, UC without them, UD with a Q_Key instead of a path;
- * an XRC initiator (the IB specification's XRC annex) as RC's send side, with
- * no responder attributes (minimum RNR timer, responder resources), and an
- * XRC target as RC's receive side: its RTS needs only the timeout and send
- * PSN, and it has no send queue to recover from SQE.
+ * an XRC initiator (the IB specification's XRC annex) as RC's send side: it
+ * needs no responder attributes (minimum RNR timer, responder resources),
+ * and an XRC target as RC's receive side: its RTS needs only the timeout
+ * and send PSN, and it has no send queue to recover from SQE. Each also
+ * takes the other side's RC attributes, which it has no use for (ignored),
+ * as ConnectX does: perftest's -c XRC gives every XRC QP all of RC's.
  */
 struct modify_masks {
     enum ibv_qp_type qpt;
@@ -89,7 +91,8 @@ static const struct modify_masks modify_masks[] = {
         {INI, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
         {INI, PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
         {INI, PRM_CMD_INIT2RTR_QP, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
-         IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
+         IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX | IBV_QP_MAX_DEST_RD_ATOMIC |
+                 IBV_QP_MIN_RNR_TIMER},
         {INI, PRM_CMD_RTR2RTS_QP,
          IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                  IBV_QP_MAX_QP_RD_ATOMIC,
@@ -107,7 +110,8 @@ static const struct modify_masks modify_masks[] = {
          IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
         {TGT, PRM_CMD_RTR2RTS_QP, IBV_QP_SQ_PSN | IBV_QP_TIMEOUT,
          IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
-                 IBV_QP_PATH_MIG_STATE},
+                 IBV_QP_PATH_MIG_STATE | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                 IBV_QP_MAX_QP_RD_ATOMIC},
         {TGT, PRM_CMD_RTS2RTS_QP, 0,
          IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
                  IBV_QP_MIN_RNR_TIMER},
