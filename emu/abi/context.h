@@ -41,7 +41,8 @@ void emu_device_ops_init(struct emu_context *ectx);
 /* ibv_open_xrcd and ibv_close_xrcd (verbs_xrcd.c). */
 void emu_xrcd_ops_init(struct emu_context *ectx);
 
-/* Memory windows, flow steering and ibv_open_qp, which the device does not have (verbs_absent.c). */
+/* Memory windows, flow steering and ibv_open_qp, which the device does not have (verbs_absent.c).
+ */
 void emu_absent_ops_init(struct emu_context *ectx);
 
 /* Port attributes, shared by ibv_query_port and the extended query_port. */

@@ -2,12 +2,11 @@
 /*
  * Options programs probe for that this device answers as a ConnectX without
  * them: memory windows, flow steering, and opening another process's XRC
- * target QP (ibv_open_qp; each process has a device of its own). The context's tables point to these
- * calls (rather than leaving them empty, which rdma-core's inline wrappers
- * also answer with EOPNOTSUPP) so that each refusal logs one line. On-demand
- * paging (IBV_ACCESS_ON_DEMAND refused by ibv_reg_mr, zero ODP capabilities)
- * and completion timestamps (refused by ibv_create_cq_ex) are answered where
- * those calls live.
+ * target QP (ibv_open_qp; each process has a device of its own). The context's tables point to
+ * these calls (rather than leaving them empty, which rdma-core's inline wrappers also answer with
+ * EOPNOTSUPP) so that each refusal logs one line. On-demand paging (IBV_ACCESS_ON_DEMAND refused by
+ * ibv_reg_mr, zero ODP capabilities) and completion timestamps (refused by ibv_create_cq_ex) are
+ * answered where those calls live.
  */
 #include <errno.h>
 

@@ -250,8 +250,8 @@ int emu_verbs_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_
     if (qp->p.srq != NULL || qp->p.rq_size_zero) {
         EMU_LOG_ERR("ibv_post_recv: QP 0x%x has no receive queue (%s)", qp->qpn,
                     qp->p.srq != NULL ? "it receives from an SRQ; post to the SRQ"
-                    : qp->tp->xrc  ? "XRC: post to the XRC SRQs"
-                                   : "made without one");
+                    : qp->tp->xrc     ? "XRC: post to the XRC SRQs"
+                                      : "made without one");
         *bad = wr;
         return EINVAL;
     }

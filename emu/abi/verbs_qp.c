@@ -41,10 +41,8 @@ static const struct {
     enum ibv_qp_type ibv;
     uint8_t st;
 } qp_types[] = {
-        {IBV_QPT_RC, PRM_QP_ST_RC},
-        {IBV_QPT_UC, PRM_QP_ST_UC},
-        {IBV_QPT_UD, PRM_QP_ST_UD},
-        {IBV_QPT_XRC_SEND, PRM_QP_ST_XRC},
+        {IBV_QPT_RC, PRM_QP_ST_RC},        {IBV_QPT_UC, PRM_QP_ST_UC},
+        {IBV_QPT_UD, PRM_QP_ST_UD},        {IBV_QPT_XRC_SEND, PRM_QP_ST_XRC},
         {IBV_QPT_XRC_RECV, PRM_QP_ST_XRC},
 };
 

@@ -544,8 +544,7 @@ int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wi
     /* Of another service type (and an XRC initiator QP takes no requests at all). */
     if (((h->flags & EMU_WIRE_F_UNACKED) != 0) == qp->tp->acked ||
         ((h->flags & EMU_WIRE_F_DATAGRAM) != 0) == qp->tp->connected ||
-        ((h->flags & EMU_WIRE_F_XRC) != 0) != qp->tp->xrc ||
-        (qp->tp->xrc && qp->p.xrcd == NULL)) {
+        ((h->flags & EMU_WIRE_F_XRC) != 0) != qp->tp->xrc || (qp->tp->xrc && qp->p.xrcd == NULL)) {
         /* A request of another service type (a UC QP's peer is an RC QP, say): dropped. */
         EMU_LOG_DBG("QP 0x%x (%s): request type %u with flags 0x%x of another service type "
                     "dropped",

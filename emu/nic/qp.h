@@ -36,7 +36,7 @@ struct emu_peer;
 struct emu_xrcd;
 
 struct emu_qp_params {
-    uint8_t st; /* service type, PRM_QP_ST_* (RC, UC, UD, XRC) */
+    uint8_t st;             /* service type, PRM_QP_ST_* (RC, UC, UD, XRC) */
     struct emu_pd *pd;      /* NULL for an XRC target QP */
     struct emu_cq *send_cq; /* NULL for an XRC target QP */
     struct emu_cq *recv_cq; /* NULL for an XRC target QP */
@@ -142,8 +142,9 @@ struct emu_qp {
     bool wait_active;          /* the SQ is stalled on a WAIT WQE (guarded by lock) */
     bool tx_stalled;           /* the SQ waits for its connection's transmit queue (lock) */
     bool rq_err_watch;         /* in ERR: receives posted are flushed by the loop (lock) */
-    struct emu_srq *rx_srq; /* XRC target: the SRQ of the request executing (lock; set per request) */
-    struct {                   /* responder: the last atomic executed, for a resent request */
+    struct emu_srq
+            *rx_srq; /* XRC target: the SRQ of the request executing (lock; set per request) */
+    struct {         /* responder: the last atomic executed, for a resent request */
         bool valid;
         uint8_t size;
         uint32_t psn;

@@ -19,7 +19,7 @@
 
 #include "verbs_util.h"
 
-#define ACCESS                                                                    \
+#define ACCESS                                                                   \
     (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
      IBV_ACCESS_REMOTE_ATOMIC)
 #define SRC_OFF 0u
@@ -154,8 +154,7 @@ static void test_write_read_atomic(void)
     uint64_t v;
 
     fill(SRC_OFF, 8192, 3);
-    VU_CHECK(xrc_post(ini.qp, IBV_WR_RDMA_WRITE, srqn1, SRC_OFF, 8192, DST_OFF) ==
-                             IBV_WC_SUCCESS &&
+    VU_CHECK(xrc_post(ini.qp, IBV_WR_RDMA_WRITE, srqn1, SRC_OFF, 8192, DST_OFF) == IBV_WC_SUCCESS &&
                      memcmp(buf + DST_OFF, buf + SRC_OFF, 8192) == 0,
              "RDMA write over XRC");
     VU_CHECK(srq_recv(srq2, 33, RX2_OFF, 64) == 0, "receive posted");
@@ -168,8 +167,7 @@ static void test_write_read_atomic(void)
              "its immediate took SRQ 2's receive");
     memset(buf + SRC_OFF, 0, 4096);
     fill(DST_OFF, 4096, 7);
-    VU_CHECK(xrc_post(ini.qp, IBV_WR_RDMA_READ, srqn1, SRC_OFF, 4096, DST_OFF) ==
-                             IBV_WC_SUCCESS &&
+    VU_CHECK(xrc_post(ini.qp, IBV_WR_RDMA_READ, srqn1, SRC_OFF, 4096, DST_OFF) == IBV_WC_SUCCESS &&
                      memcmp(buf + DST_OFF, buf + SRC_OFF, 4096) == 0,
              "RDMA read over XRC (allowed by the XRC annex)");
     v = htobe64(10);
@@ -298,9 +296,8 @@ static void test_domains(void)
 {
     char path[] = "/tmp/test_verbs_xrc.XXXXXX";
     int fd = mkstemp(path);
-    struct ibv_xrcd_init_attr a = {.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-                                   .fd = fd,
-                                   .oflags = 0};
+    struct ibv_xrcd_init_attr a = {
+            .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, .fd = fd, .oflags = 0};
     struct ibv_xrcd *d1, *d2;
     struct ibv_srq *s;
 
@@ -335,8 +332,7 @@ static void teardown(void)
                      ibv_destroy_srq(other_srq) == 0,
              "SRQs destroyed");
     VU_CHECK(ibv_close_xrcd(xrcd) == 0 && ibv_close_xrcd(other_xrcd) == 0, "domains closed");
-    VU_CHECK(ibv_destroy_cq(rcq) == 0 && ibv_destroy_cq(other_cq) == 0 &&
-                     ibv_destroy_cq(scq) == 0,
+    VU_CHECK(ibv_destroy_cq(rcq) == 0 && ibv_destroy_cq(other_cq) == 0 && ibv_destroy_cq(scq) == 0,
              "CQs destroyed");
     ibv_dereg_mr(mr);
     free(buf);
@@ -356,9 +352,8 @@ int main(void)
         (rcq = ibv_create_cq(c.ctx, 16, NULL, NULL, 0)) == NULL ||
         (other_cq = ibv_create_cq(c.ctx, 16, NULL, NULL, 0)) == NULL ||
         (srq1 = xrc_srq(xrcd, rcq)) == NULL || (srq2 = xrc_srq(xrcd, rcq)) == NULL ||
-        (other_srq = xrc_srq(other_xrcd, other_cq)) == NULL ||
-        ibv_get_srq_num(srq1, &srqn1) || ibv_get_srq_num(srq2, &srqn2) ||
-        ibv_get_srq_num(other_srq, &other_srqn) ||
+        (other_srq = xrc_srq(other_xrcd, other_cq)) == NULL || ibv_get_srq_num(srq1, &srqn1) ||
+        ibv_get_srq_num(srq2, &srqn2) || ibv_get_srq_num(other_srq, &other_srqn) ||
         (ini.qp = xrc_qp(IBV_QPT_XRC_SEND, 0)) == NULL ||
         (tgt.qp = xrc_qp(IBV_QPT_XRC_RECV, 0)) == NULL ||
         posix_memalign((void **)&buf, 4096, VU_BUF_SIZE) != 0 ||
