@@ -66,8 +66,15 @@ int emu_engine_qp_destroy(struct emu_qp *qp)
     struct emu_engine *e = nic->engine;
 
     emu_qp_unlist(qp);
-    /* The receive side may be working on the QP it looked up before: wait it out. */
+    /*
+     * The receive side may be working on the QP it looked up before: wait it
+     * out. The ACKs the QP holds back leave now, as a NIC would have sent
+     * them already: a peer must not take the QP's end (a process that exits
+     * after its last receive) for a lost connection with work outstanding.
+     */
     pthread_mutex_lock(&e->rx_lock);
+    if (qp->peer != NULL)
+        engine_ack_flush(qp->peer);
     pthread_mutex_unlock(&e->rx_lock);
     /* A requester running in another thread finishes first. */
     pthread_mutex_lock(&qp->sq_lock);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "verbs_util.h"
@@ -242,6 +243,68 @@ static void test_wr_set_xrc_srqn(void)
     }
 }
 
+/*
+ * A send that reaches the target before the target is ready (still in
+ * INIT, as Debian's ibv_xsrq_pingpong's server sends before its client has
+ * connected its target) is dropped and sent again: it completes once the
+ * target is connected.
+ */
+static void test_late_target(void)
+{
+    struct vu_info it = {.qpn = tgt.qp->qp_num}, ii = {.qpn = ini.qp->qp_num};
+    struct ibv_qp_attr init = {.qp_state = IBV_QPS_INIT, .port_num = 1};
+    struct ibv_wc wc;
+    struct timespec pause = {0, 100 * 1000 * 1000};
+    int st;
+
+    ibv_query_gid(c.ctx, 1, 0, &it.gid);
+    ii.gid = it.gid;
+    VU_CHECK(ibv_modify_qp(tgt.qp, &(struct ibv_qp_attr){.qp_state = IBV_QPS_RESET},
+                           IBV_QP_STATE) == 0 &&
+                     ibv_modify_qp(ini.qp, &(struct ibv_qp_attr){.qp_state = IBV_QPS_RESET},
+                                   IBV_QP_STATE) == 0 &&
+                     ibv_modify_qp(tgt.qp, &init,
+                                   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                                           IBV_QP_ACCESS_FLAGS) == 0 &&
+                     vu_connect(&ini, &it, 0, 7) == 0,
+             "initiator connected, target still in INIT");
+    VU_CHECK(srq_recv(srq1, 88, RX1_OFF, 64) == 0, "receive posted");
+    {
+        struct ibv_sge sge = {(uintptr_t)buf, 16, mr->lkey};
+        struct ibv_send_wr wr = {.wr_id = 78, .sg_list = &sge, .num_sge = 1,
+                                 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED},
+                           *bad;
+
+        wr.qp_type.xrc.remote_srqn = srqn1;
+        VU_CHECK(ibv_post_send(ini.qp, &wr, &bad) == 0, "send posted");
+    }
+    nanosleep(&pause, NULL);
+    /* The rest of the target's connection (vu_connect's RTR and RTS), from INIT. */
+    {
+        struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+                                .dest_qp_num = ii.qpn, .max_dest_rd_atomic = 1,
+                                .min_rnr_timer = 1};
+
+        a.ah_attr.is_global = 1;
+        a.ah_attr.grh.dgid = ii.gid;
+        a.ah_attr.grh.hop_limit = 1;
+        a.ah_attr.port_num = 1;
+        st = ibv_modify_qp(tgt.qp, &a,
+                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                                   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+                                   IBV_QP_MIN_RNR_TIMER);
+        memset(&a, 0, sizeof(a));
+        a.qp_state = IBV_QPS_RTS;
+        a.timeout = 14;
+        VU_CHECK(st == 0 && ibv_modify_qp(tgt.qp, &a,
+                                          IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_SQ_PSN) == 0,
+                 "target connected late");
+    }
+    VU_CHECK(vu_wait(scq, &wc, 3000) == 1 && wc.wr_id == 78 && wc.status == IBV_WC_SUCCESS,
+             "the send completes once sent again (status %d)", wc.status);
+    VU_CHECK(vu_wait(rcq, &wc, 3000) == 1 && wc.wr_id == 88, "and is received");
+}
+
 static void test_missing(void)
 {
     struct ibv_sge sge = {(uintptr_t)buf, 8, mr->lkey};
@@ -372,6 +435,7 @@ int main(void)
     test_send_two_srqs();
     test_write_read_atomic();
     test_wr_set_xrc_srqn();
+    test_late_target();
     test_missing();
     test_domains();
     test_wrong_domain();
