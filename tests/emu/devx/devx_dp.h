@@ -82,7 +82,7 @@ struct dp_qp {
     uint32_t cq_ci;   /* CQEs consumed */
     uint64_t last_db; /* first 8 bytes of the last WQE's control segment */
     bool no_dbr;
-    bool no_rq; /* an XRC initiator: a zero-size receive queue */
+    bool no_rq;   /* an XRC initiator: a zero-size receive queue */
     uint8_t *buf; /* data buffer, DP_BUF_SIZE bytes */
     struct ibv_mr *mr;
 };

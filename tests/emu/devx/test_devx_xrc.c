@@ -74,9 +74,8 @@ static struct ibv_srq *xrc_srq(struct ibv_xrcd *d, struct ibv_cq *cq)
 /* The verbs target QP of domain d, connected to the initiator ini (in RTS); NULL on failure. */
 static struct ibv_qp *target(struct ibv_xrcd *d, uint32_t ini)
 {
-    struct ibv_qp_init_attr_ex ia = {.qp_type = IBV_QPT_XRC_RECV,
-                                     .comp_mask = IBV_QP_INIT_ATTR_XRCD,
-                                     .xrcd = d};
+    struct ibv_qp_init_attr_ex ia = {
+            .qp_type = IBV_QPT_XRC_RECV, .comp_mask = IBV_QP_INIT_ATTR_XRCD, .xrcd = d};
     struct ibv_qp *qp = ibv_create_qp_ex(dev.ctx, &ia);
     struct ibv_qp_attr a;
 
@@ -147,9 +146,8 @@ static void test_initiator(void)
     post_xrc_send(&ini, srqn, MSG);
     DP_CHECK(dp_poll(&ini, &cqe, TIMEOUT_MS) == 1 && prm_cqe_opcode(&cqe) == PRM_CQE_OPCODE_REQ,
              "the XRC send completes");
-    DP_CHECK(wait_verbs(cq, &wc, TIMEOUT_MS) == 1 && wc.status == IBV_WC_SUCCESS &&
-                     wc.wr_id == 9 && wc.byte_len == MSG && wc.qp_num == tgt->qp_num &&
-                     wc.src_qp == ini.qpn,
+    DP_CHECK(wait_verbs(cq, &wc, TIMEOUT_MS) == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 9 &&
+                     wc.byte_len == MSG && wc.qp_num == tgt->qp_num && wc.src_qp == ini.qpn,
              "received into the SRQ it named, on the SRQ's CQ");
     DP_CHECK(dp_check_bytes(rx, MSG, 3, 0), "the message landed");
     post_xrc_send(&ini, osrqn, MSG);
@@ -174,14 +172,13 @@ static void test_target_refused(void)
     uint8_t out[0x10] = {0};
     struct mlx5dv_devx_obj *qp;
 
-    dt_build_create_qp(in, &(struct dt_qp_args){.pdn = dev.pdn, .log_sq_size = LOG_SQ,
-                                                .log_rq_size = 2});
+    dt_build_create_qp(
+            in, &(struct dt_qp_args){.pdn = dev.pdn, .log_sq_size = LOG_SQ, .log_rq_size = 2});
     PRM_SET(PRM_AT(in, PRM_CREATE_QP_IN_QPC), PRM_QPC_ST, PRM_QP_ST_XRC);
     qp = mlx5dv_devx_obj_create(dev.ctx, in, sizeof(in), out, sizeof(out));
     DP_CHECK(qp == NULL && dt_status(out) == PRM_CMD_STAT_BAD_PARAM,
              "CREATE_QP st XRC with a receive queue: BAD_PARAM (status 0x%x)", dt_status(out));
 }
-
 
 int main(void)
 {

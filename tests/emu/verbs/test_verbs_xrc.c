@@ -271,8 +271,11 @@ static void test_late_target(void)
     VU_CHECK(srq_recv(srq1, 88, RX1_OFF, 64) == 0, "receive posted");
     {
         struct ibv_sge sge = {(uintptr_t)buf, 16, mr->lkey};
-        struct ibv_send_wr wr = {.wr_id = 78, .sg_list = &sge, .num_sge = 1,
-                                 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED},
+        struct ibv_send_wr wr = {.wr_id = 78,
+                                 .sg_list = &sge,
+                                 .num_sge = 1,
+                                 .opcode = IBV_WR_SEND,
+                                 .send_flags = IBV_SEND_SIGNALED},
                            *bad;
 
         wr.qp_type.xrc.remote_srqn = srqn1;
@@ -281,8 +284,10 @@ static void test_late_target(void)
     nanosleep(&pause, NULL);
     /* The rest of the target's connection (vu_connect's RTR and RTS), from INIT. */
     {
-        struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
-                                .dest_qp_num = ii.qpn, .max_dest_rd_atomic = 1,
+        struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR,
+                                .path_mtu = IBV_MTU_1024,
+                                .dest_qp_num = ii.qpn,
+                                .max_dest_rd_atomic = 1,
                                 .min_rnr_timer = 1};
 
         a.ah_attr.is_global = 1;
