@@ -96,16 +96,23 @@ static struct ibv_send_wr *qp_wr_open(struct ibv_qp_ex *qpx, enum ibv_wr_opcode 
     return &w->wr;
 }
 
+/* Whether the QP's work requests name a destination of their own: UD's address, XRC's SRQ. */
+static bool qp_wr_needs_address(const struct emu_qp *qp)
+{
+    return !qp->tp->connected || qp->tp->xrc;
+}
+
 /*
- * The open work request has its data. A UD one is written once it has its
- * destination too: ibv_wr_set_ud_addr may come before or after the data.
+ * The open work request has its data. A UD or XRC one is written once it has
+ * its destination too: ibv_wr_set_ud_addr / ibv_wr_set_xrc_srqn may come
+ * before or after the data.
  */
 static void qp_wr_data_done(struct ibv_qp_ex *qpx)
 {
     struct emu_qp_wr *w = qp_wr(qpx);
 
     w->has_data = true;
-    if (!emu_qp_of_ex(qpx)->tp->connected && !w->addressed)
+    if (qp_wr_needs_address(emu_qp_of_ex(qpx)) && !w->addressed)
         return;
     qp_wr_write(qpx);
 }
@@ -357,10 +364,25 @@ static void qp_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t
         qp_wr_write(qpx);
 }
 
+/* An XRC work request's SRQ at the target; written now if its data came first. */
 static void qp_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)
 {
-    (void)srqn;
-    emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_xrc_srqn (an RC QP has no XRC SRQ)");
+    struct emu_qp_wr *w = qp_wr(qpx);
+
+    if (!emu_qp_of_ex(qpx)->tp->xrc) {
+        emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_xrc_srqn (only an XRC QP names an XRC SRQ)");
+        return;
+    }
+    if (!qp_wr_building(w, "ibv_wr_set_xrc_srqn"))
+        return;
+    if (!w->open || w->addressed) {
+        emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_xrc_srqn (no operation waits for one)");
+        return;
+    }
+    w->wr.qp_type.xrc.remote_srqn = srqn;
+    w->addressed = true;
+    if (w->has_data)
+        qp_wr_write(qpx);
 }
 
 static void qp_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,

@@ -29,8 +29,8 @@ struct emu_qp_wr {
     struct ibv_send_wr wr;           /* the work request being built */
     struct ibv_sge sge[EMU_MAX_SGE]; /* its gather list, or its inline pieces */
     bool open;                       /* wr has its operation, its data is still to come */
-    bool has_data;                   /* a UD wr: its data came, its address may be to come */
-    bool addressed;                  /* a UD wr: ibv_wr_set_ud_addr gave its destination */
+    bool has_data;                   /* UD, XRC: its data came, its address may be to come */
+    bool addressed;                  /* UD, XRC: wr_set_ud_addr / _xrc_srqn gave its destination */
     bool started;                    /* between wr_start and wr_complete / wr_abort */
     pthread_t owner;                 /* the thread that called wr_start */
     int err;                         /* the first error since wr_start */

@@ -108,6 +108,11 @@ struct engine_wqe {
 int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, struct engine_wqe *w);
 /* Executes the published send WQEs (any thread; never waits for the responder). */
 void engine_sq_run(struct emu_qp *qp);
+/*
+ * Where a send WQE's remote-address (or, for a send, data) segments begin:
+ * after the control segment, and the XRC segment of an XRC QP.
+ */
+uint32_t engine_wqe_remote_off(const struct emu_qp *qp);
 /* Bytes of the atomic segment after the remote-address segment (0: no atomic executed). */
 uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod);
 bool engine_needs_response(uint8_t opcode);
@@ -121,6 +126,10 @@ void engine_wait_arm(struct emu_qp *qp, bool on);
 int64_t engine_recv_take(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg);
 /* Bytes of one receive WQE of the QP (its SRQ's, if it has one). */
 uint32_t engine_recv_stride(const struct emu_qp *qp);
+/* The SRQ receives come from: the QP's, or an XRC target's for this request (NULL: the RQ). */
+struct emu_srq *engine_recv_srq(const struct emu_qp *qp);
+/* The PD that memory keys of requests to the QP must belong to (an XRC target: its SRQ's). */
+struct emu_pd *engine_qp_pd(const struct emu_qp *qp);
 /* The receive WQE's scatter list held for len bytes. Returns 0 or a PRM syndrome. */
 uint8_t engine_recv_scatter(struct emu_qp *qp, const uint8_t *wqe, uint32_t first, uint32_t len,
                             struct engine_sgl *t);
@@ -152,6 +161,7 @@ struct engine_rx {
     bool active;
     bool response; /* a READ_RESP into a requester's buffers; else a request's target */
     uint32_t qpn;  /* looked up again when the payload is in */
+    uint32_t srqn; /* an XRC target's SRQ, looked up again likewise (0: none) */
     uint32_t psn;
     uint32_t len;
     int64_t rindex;        /* the receive WQE the request consumed, or -1 */

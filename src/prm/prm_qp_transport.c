@@ -16,9 +16,10 @@
     (OP(RDMA_READ) | OP(ATOMIC_CS) | OP(ATOMIC_FA) | OP(ATOMIC_MASKED_CS) | OP(ATOMIC_MASKED_FA))
 
 static const struct prm_qp_transport prm_qp_transports[] = {
-        {PRM_QP_ST_RC, "RC", true, true, LOCAL_OPS | SEND_OPS | WRITE_OPS | RESP_OPS},
-        {PRM_QP_ST_UC, "UC", false, true, LOCAL_OPS | SEND_OPS | WRITE_OPS},
-        {PRM_QP_ST_UD, "UD", false, false, LOCAL_OPS | SEND_OPS},
+        {PRM_QP_ST_RC, "RC", true, true, false, LOCAL_OPS | SEND_OPS | WRITE_OPS | RESP_OPS},
+        {PRM_QP_ST_UC, "UC", false, true, false, LOCAL_OPS | SEND_OPS | WRITE_OPS},
+        {PRM_QP_ST_UD, "UD", false, false, false, LOCAL_OPS | SEND_OPS},
+        {PRM_QP_ST_XRC, "XRC", true, true, true, LOCAL_OPS | SEND_OPS | WRITE_OPS | RESP_OPS},
 };
 
 #define PRM_QP_TRANSPORT_COUNT (sizeof(prm_qp_transports) / sizeof(prm_qp_transports[0]))

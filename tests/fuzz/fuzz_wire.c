@@ -190,8 +190,8 @@ static void wire_peer_frame(const struct emu_wire_hdr *h)
 
     fw.frames_in++;
     if (be32toh(h->magic) != EMU_WIRE_MAGIC || h->version != EMU_WIRE_VERSION ||
-        h->type < EMU_WIRE_HELLO || h->type >= EMU_WIRE_TYPE_END || h->reserved[0] != 0 ||
-        h->reserved[1] != 0 || len > EMU_WIRE_MAX_PAYLOAD)
+        h->type < EMU_WIRE_HELLO || h->type >= EMU_WIRE_TYPE_END ||
+        (h->xrc_srq != 0 && !(h->flags & EMU_WIRE_F_XRC)) || len > EMU_WIRE_MAX_PAYLOAD)
         sm5h_die("fuzz_wire: the device sent a malformed frame (type %u, payload %u)", h->type,
                  len);
     if (h->type != EMU_WIRE_ATOMIC && (h->op != 0 || h->opmod != 0))
@@ -696,8 +696,7 @@ static void wire_template(struct wire_rd *r, uint8_t b)
         if (m & 0x80) {
             h.op = rd_u8(r);
             h.opmod = rd_u8(r);
-            h.reserved[0] = rd_u8(r);
-            h.reserved[1] = rd_u8(r);
+            h.xrc_srq = htobe16(rd_be16(r));
             h.swap_add = htobe64(rd_be64(r));
             h.compare = htobe64(rd_be64(r));
         }

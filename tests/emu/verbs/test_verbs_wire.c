@@ -77,7 +77,7 @@ static void test_malformed(void)
     /* A well-formed HELLO, then a write to an unknown QPN. */
     memset(hdr, 0, sizeof(hdr));
     memcpy(hdr, "SML5", 4);
-    hdr[4] = 3;  /* EMU_WIRE_VERSION */
+    hdr[4] = 4;  /* EMU_WIRE_VERSION */
     hdr[5] = 1;  /* HELLO */
     hdr[11] = 9; /* endpoint 9 */
     {
@@ -103,12 +103,12 @@ static void test_malformed(void)
         two[64 + 45] = 0x08;
         VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
                  "masked atomic without masks: connection dropped");
-        /* A write with a reserved header byte set. */
+        /* A write naming an XRC SRQ without being an XRC request. */
         memcpy(two + 64, hdr, 64);
         two[64 + 5] = 2;
         two[64 + 46] = 1;
         VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
-                 "reserved byte set: connection dropped");
+                 "XRC SRQ without F_XRC: connection dropped");
     }
     hdr[4] = 9; /* bad version */
     VU_CHECK(send_garbage(a.qp->qp_num >> 16, hdr, sizeof(hdr)), "bad version: dropped");
