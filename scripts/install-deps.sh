@@ -10,7 +10,8 @@ packages=(
     libcmocka-dev                    # unit tests
     ibverbs-utils                    # ibv_{rc,uc,ud}_pingpong: softmlx5 acceptance tests
     perftest                         # ib_write_bw, ib_send_lat, ...: softmlx5 acceptance tests
-    librdmacm1                       # test_abi_rdmacm: a librdmacm program starts on softmlx5
+    librdmacm1 librdmacm-dev         # softmlx5's rdma_cm tests (tests/emu/rdmacm, test_abi_rdmacm)
+    rdmacm-utils                     # rping, ucmatose, rdma_server/rdma_client: the rdma_cm acceptance tests
     iproute2                         # ss, ip netns: the two-host softmlx5 test
     clang-format                     # format-check
     clang libclang-rt-dev            # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)

@@ -38,7 +38,11 @@ void emu_context_ops_init(struct emu_context *ectx);
 /* Device and port queries of the extended table (verbs_device.c). */
 void emu_device_ops_init(struct emu_context *ectx);
 
-/* Memory windows and flow steering, which the device does not have (verbs_absent.c). */
+/* ibv_open_xrcd and ibv_close_xrcd (verbs_xrcd.c). */
+void emu_xrcd_ops_init(struct emu_context *ectx);
+
+/* Memory windows, flow steering and ibv_open_qp, which the device does not have (verbs_absent.c).
+ */
 void emu_absent_ops_init(struct emu_context *ectx);
 
 /* Port attributes, shared by ibv_query_port and the extended query_port. */

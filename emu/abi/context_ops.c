@@ -19,5 +19,6 @@ void emu_context_ops_init(struct emu_context *ectx)
     ectx->vctx.create_srq_ex = emu_verbs_create_srq_ex;
     ectx->vctx.get_srq_num = emu_verbs_get_srq_num;
     emu_device_ops_init(ectx);
+    emu_xrcd_ops_init(ectx);
     emu_absent_ops_init(ectx);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Options programs probe for that this device answers as a ConnectX without
- * them: memory windows and flow steering. The context's tables point to these
- * calls (rather than leaving them empty, which rdma-core's inline wrappers
- * also answer with EOPNOTSUPP) so that each refusal logs one line. On-demand
- * paging (IBV_ACCESS_ON_DEMAND refused by ibv_reg_mr, zero ODP capabilities)
- * and completion timestamps (refused by ibv_create_cq_ex) are answered where
- * those calls live.
+ * them: memory windows, flow steering, and opening another process's XRC
+ * target QP (ibv_open_qp; each process has a device of its own). The context's tables point to
+ * these calls (rather than leaving them empty, which rdma-core's inline wrappers also answer with
+ * EOPNOTSUPP) so that each refusal logs one line. On-demand paging (IBV_ACCESS_ON_DEMAND refused by
+ * ibv_reg_mr, zero ODP capabilities) and completion timestamps (refused by ibv_create_cq_ex) are
+ * answered where those calls live.
  */
 #include <errno.h>
 
@@ -50,6 +50,16 @@ static int absent_destroy_flow(struct ibv_flow *flow)
     return EOPNOTSUPP;
 }
 
+static struct ibv_qp *absent_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *attr)
+{
+    (void)context;
+    EMU_LOG_ERR("ibv_open_qp: XRC target QP 0x%x cannot be opened: softmlx5 shares no XRC "
+                "target QP between handles or processes",
+                attr != NULL ? attr->qp_num : 0);
+    errno = EOPNOTSUPP;
+    return NULL;
+}
+
 void emu_absent_ops_init(struct emu_context *ectx)
 {
     ectx->vctx.context.ops.alloc_mw = absent_alloc_mw;
@@ -57,4 +67,5 @@ void emu_absent_ops_init(struct emu_context *ectx)
     ectx->vctx.context.ops.bind_mw = absent_bind_mw;
     ectx->vctx.ibv_create_flow = absent_create_flow;
     ectx->vctx.ibv_destroy_flow = absent_destroy_flow;
+    ectx->vctx.open_qp = absent_open_qp;
 }

@@ -18,6 +18,7 @@
 #include "nic/qp.h"
 #include "nic/srq.h"
 #include "prm/mlx5_wqe.h"
+#include "prm/prm_qp_transport.h"
 #include "engine/engine.h"
 
 #define EMU_EXPORT __attribute__((visibility("default")))
@@ -84,8 +85,26 @@ static struct emu_qp *cq_qp(struct emu_cq *cq, uint32_t qpn)
     pthread_mutex_lock(&cq->nic->lock);
     qp = emu_qp_lookup(cq->nic, qpn);
     pthread_mutex_unlock(&cq->nic->lock);
-    cq->last_qp = qp;
+    /* Not an XRC target's: it has no CQ of its own whose destroy_qp would forget it. */
+    cq->last_qp = qp != NULL && qp->p.xrcd != NULL ? NULL : qp;
     return qp;
+}
+
+/*
+ * The SRQ a receive CQE's WQE came from: the QP's, or the XRC SRQ the CQE
+ * names (an XRC target takes its receives from any SRQ of its domain).
+ */
+static struct emu_srq *cq_recv_srq(struct emu_cq *cq, const struct emu_qp *qp,
+                                   const struct prm_cqe64 *cqe)
+{
+    struct emu_srq *srq;
+
+    if (qp->p.srq != NULL || !qp->tp->xrc)
+        return qp->p.srq;
+    pthread_mutex_lock(&cq->nic->lock);
+    srq = emu_srq_lookup(cq->nic, be32toh(cqe->srqn_uidx) & 0xffffff);
+    pthread_mutex_unlock(&cq->nic->lock);
+    return srq;
 }
 
 /* Parses the next CQE into wc; 1, or 0 when the ring is empty (poll_lock held). */
@@ -96,6 +115,7 @@ static int cq_poll_one(struct emu_cq *cq, struct ibv_wc *wc)
             (struct prm_cqe64 *)(cq->p.ring + (uintptr_t)(cq->consumer & mask) * PRM_CQE_SIZE);
     uint8_t opcode;
     uint16_t counter;
+    struct emu_srq *srq;
     struct emu_qp *qp;
 
     if (!prm_cqe_sw_owned(cqe, cq->consumer, cq->p.log_size))
@@ -127,9 +147,8 @@ static int cq_poll_one(struct emu_cq *cq, struct ibv_wc *wc)
         __atomic_store_n(&qp->sq_tail, qp->sq_wqe_next[idx], __ATOMIC_RELEASE);
         return 1;
     }
-    if (qp->p.srq != NULL) {
-        struct emu_srq *srq = qp->p.srq;
-
+    srq = cq_recv_srq(cq, qp, cqe);
+    if (srq != NULL) {
         wc->wr_id = srq->wrid[counter & ((1u << srq->p.log_size) - 1)];
         __atomic_add_fetch(&srq->tail, 1, __ATOMIC_RELEASE);
     } else {

@@ -135,7 +135,7 @@ static void emu_fill_device_attr(const struct emu_nic *nic, struct ibv_device_at
     attr->device_cap_flags = IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |
                              IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT |
                              IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
-                             IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ;
+                             IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ | IBV_DEVICE_XRC;
     attr->max_sge = EMU_MAX_SGE;
     attr->max_sge_rd = EMU_MAX_SGE;
     attr->max_cq = 1 << EMU_LOG_MAX_CQ;

@@ -42,6 +42,9 @@ struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context,
 int emu_verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
                                         struct ibv_srq_init_attr_ex *attr);
+/* The device's domain behind an ibv_open_xrcd handle (verbs_xrcd.c), or NULL for NULL. */
+struct emu_xrcd;
+struct emu_xrcd *emu_verbs_xrcd_of(struct ibv_xrcd *xrcd);
 
 /*
  * QP states (verbs_modify.c): the device's state (struct emu_qp.state, read

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ibv_modify_qp and ibv_query_qp for RC, UC and UD QPs. Which transitions
+ * ibv_modify_qp and ibv_query_qp for RC, UC, UD and XRC QPs. Which transitions
  * are legal, and the PRM command each is, is the PRM table's
  * (prm_qp_transition.h); this file holds what is ibv's alone: the
- * attribute-mask bits each transition requires and allows for each service
- * type (the IB specification's), and the one mapping between ibv and PRM
+ * attribute-mask bits each transition requires and allows for each QP type
+ * (the IB specification's), and the one mapping between ibv and PRM
  * states. The QP's state is the device's
  * (struct emu_qp.state, under qp->lock), which the device changes by itself
  * (to ERR on an error completion): it is read there every time.
@@ -28,21 +28,31 @@
 
 /*
  * The ibv_modify_qp mask bits each PRM transition requires and allows
- * (besides IBV_QP_STATE), per service type: RC with its acknowledgement and
- * RDMA-read attributes, UC without them, UD with a Q_Key instead of a path,
- * DCI and DCT without a remote QP (a DCT stops at RTR).
+ * (besides IBV_QP_STATE), per QP type: RC with its acknowledgement and
+ * RDMA-read attributes, UC without them, UD with a Q_Key instead of a path;
+ * an XRC initiator (the IB specification's XRC annex) as RC's send side: it
+ * needs no responder attributes (minimum RNR timer, responder resources),
+ * and an XRC target as RC's receive side: its RTS needs only the timeout
+ * and send PSN, and it has no send queue to recover from SQE. Each also
+ * takes the other side's RC attributes, which it has no use for (ignored),
+ * as ConnectX does: perftest's -c XRC gives every XRC QP all of RC's. DCI
+ * and DCT (mlx5dv_create_qp, both IBV_QPT_DRIVER: told apart by their
+ * service type) have no remote QP (a DCT stops at RTR).
  */
 struct modify_masks {
+    enum ibv_qp_type qpt;
     uint8_t st;      /* PRM_QP_ST_* */
     uint16_t opcode; /* PRM_CMD_*_QP */
     int required, optional;
 };
 
-#define RC  PRM_QP_ST_RC
-#define UC  PRM_QP_ST_UC
-#define UD  PRM_QP_ST_UD
-#define DCI PRM_QP_ST_DCI
-#define DCT PRM_QP_ST_DCT
+#define RC  IBV_QPT_RC, PRM_QP_ST_RC
+#define UC  IBV_QPT_UC, PRM_QP_ST_UC
+#define UD  IBV_QPT_UD, PRM_QP_ST_UD
+#define INI IBV_QPT_XRC_SEND, PRM_QP_ST_XRC
+#define TGT IBV_QPT_XRC_RECV, PRM_QP_ST_XRC
+#define DCI IBV_QPT_DRIVER, PRM_QP_ST_DCI
+#define DCT IBV_QPT_DRIVER, PRM_QP_ST_DCT
 
 static const struct modify_masks modify_masks[] = {
         {RC, PRM_CMD_2RST_QP, 0, 0},
@@ -81,6 +91,35 @@ static const struct modify_masks modify_masks[] = {
         {UD, PRM_CMD_RTR2RTS_QP, IBV_QP_SQ_PSN, IBV_QP_CUR_STATE | IBV_QP_QKEY},
         {UD, PRM_CMD_RTS2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_QKEY},
         {UD, PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE | IBV_QP_QKEY},
+        {INI, PRM_CMD_2RST_QP, 0, 0},
+        {INI, PRM_CMD_2ERR_QP, 0, 0},
+        {INI, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+        {INI, PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+        {INI, PRM_CMD_INIT2RTR_QP, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
+         IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX | IBV_QP_MAX_DEST_RD_ATOMIC |
+                 IBV_QP_MIN_RNR_TIMER},
+        {INI, PRM_CMD_RTR2RTS_QP,
+         IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                 IBV_QP_MAX_QP_RD_ATOMIC,
+         IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE},
+        {INI, PRM_CMD_RTS2RTS_QP, 0,
+         IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE},
+        {INI, PRM_CMD_SQERR2RTS_QP, 0, IBV_QP_CUR_STATE},
+        {TGT, PRM_CMD_2RST_QP, 0, 0},
+        {TGT, PRM_CMD_2ERR_QP, 0, 0},
+        {TGT, PRM_CMD_RST2INIT_QP, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, 0},
+        {TGT, PRM_CMD_INIT2INIT_QP, 0, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS},
+        {TGT, PRM_CMD_INIT2RTR_QP,
+         IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+                 IBV_QP_MIN_RNR_TIMER,
+         IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX},
+        {TGT, PRM_CMD_RTR2RTS_QP, IBV_QP_SQ_PSN | IBV_QP_TIMEOUT,
+         IBV_QP_CUR_STATE | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
+                 IBV_QP_PATH_MIG_STATE | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                 IBV_QP_MAX_QP_RD_ATOMIC},
+        {TGT, PRM_CMD_RTS2RTS_QP, 0,
+         IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |
+                 IBV_QP_MIN_RNR_TIMER},
         /* DC (mlx5dv_create_qp): no remote QP, a DCI's WQEs name the DCT; a DCT never sends. */
         {DCI, PRM_CMD_2RST_QP, 0, 0},
         {DCI, PRM_CMD_2ERR_QP, 0, 0},
@@ -102,6 +141,8 @@ static const struct modify_masks modify_masks[] = {
 #undef RC
 #undef UC
 #undef UD
+#undef INI
+#undef TGT
 #undef DCI
 #undef DCT
 
@@ -208,7 +249,8 @@ static int modify_check(struct emu_qp *qp, uint8_t cur, const struct ibv_qp_attr
         return EINVAL;
     }
     for (size_t i = 0; t != NULL && i < sizeof(modify_masks) / sizeof(modify_masks[0]); i++)
-        if (modify_masks[i].opcode == t->opcode && modify_masks[i].st == qp->p.st)
+        if (modify_masks[i].opcode == t->opcode && modify_masks[i].qpt == qp->ibv.qp_type &&
+            modify_masks[i].st == qp->p.st)
             m = &modify_masks[i];
     if (m == NULL && qp->tp->dc == PRM_QP_DC_DCT) {
         EMU_LOG_ERR("ibv_modify_qp: DCT 0x%x cannot go from %s to %s: a DCT only receives, it "
@@ -334,7 +376,8 @@ EMU_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int 
     if (err == 0) {
         if (t->to == PRM_QP_STATE_RST) {
             /* The device dropped the QP's work: its completions not polled yet go too. */
-            emu_verbs_cq_clean(qp->p.send_cq, qp->qpn);
+            if (qp->p.send_cq != NULL)
+                emu_verbs_cq_clean(qp->p.send_cq, qp->qpn);
             if (qp->p.recv_cq != qp->p.send_cq)
                 emu_verbs_cq_clean(qp->p.recv_cq, qp->qpn);
             qp->sq_producer = qp->sq_tail = 0;

@@ -59,6 +59,13 @@ static uint32_t post_build(struct emu_qp *qp, const struct ibv_send_wr *wr, uint
     uint8_t fm_ce_se = 0;
     uint32_t imm = 0;
 
+    if (qp->tp->xrc) {
+        struct prm_wqe_xrc_seg *x = (void *)(buf + off);
+
+        /* XRC: the SRQ at the target that takes the message. */
+        x->xrc_srqn = htobe32(wr->qp_type.xrc.remote_srqn & 0xffffff);
+        off += sizeof(*x);
+    }
     if (!qp->tp->connected) {
         struct prm_wqe_datagram_seg *av = (void *)(buf + off);
 
@@ -146,6 +153,10 @@ int emu_verbs_sq_ready(struct emu_qp *qp, const char *call)
 {
     enum ibv_qp_state state = emu_verbs_qp_state(qp);
 
+    if (qp->p.xrcd != NULL) {
+        EMU_LOG_ERR("%s: QP 0x%x is an XRC target QP, which has no send queue", call, qp->qpn);
+        return EINVAL;
+    }
     /* RESET, INIT and RTR cannot send; in ERR the device flushes what is posted. */
     if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
         EMU_LOG_ERR("%s: QP 0x%x is not ready to send (state %d; RTS needed)", call, qp->qpn,
@@ -248,8 +259,11 @@ int emu_verbs_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_
     uint32_t stride = emu_qp_rq_stride(qp), size = 1u << qp->p.log_rq_size;
     int err = 0;
 
-    if (qp->p.srq != NULL) {
-        EMU_LOG_ERR("ibv_post_recv: QP 0x%x receives from an SRQ; post to the SRQ", qp->qpn);
+    if (qp->p.srq != NULL || qp->p.rq_size_zero) {
+        EMU_LOG_ERR("ibv_post_recv: QP 0x%x has no receive queue (%s)", qp->qpn,
+                    qp->p.srq != NULL ? "it receives from an SRQ; post to the SRQ"
+                    : qp->tp->xrc     ? "XRC: post to the XRC SRQs"
+                                      : "made without one");
         *bad = wr;
         return EINVAL;
     }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Queue pairs of the standard verbs (RC, UC, UD; DCI and DCT for mlx5dv_create_qp): the
- * work-queue buffer laid
- * out as libmlx5 does (RQ, then SQ of 64-byte basic blocks) and a doorbell
- * record.
+ * Queue pairs of the standard verbs (RC, UC, UD, XRC; DCI and DCT for
+ * mlx5dv_create_qp): the work-queue buffer laid out as libmlx5 does (RQ,
+ * then SQ of 64-byte basic blocks) and a doorbell record. An XRC initiator
+ * (IBV_QPT_XRC_SEND) has a send queue only; an XRC target
+ * (IBV_QPT_XRC_RECV) neither queue, nor PD or CQs: it belongs to an XRC
+ * domain, whose SRQs take its messages.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,9 +42,9 @@ static const struct {
     enum ibv_qp_type ibv;
     uint8_t st;
 } qp_types[] = {
-        {IBV_QPT_RC, PRM_QP_ST_RC},
-        {IBV_QPT_UC, PRM_QP_ST_UC},
-        {IBV_QPT_UD, PRM_QP_ST_UD},
+        {IBV_QPT_RC, PRM_QP_ST_RC},        {IBV_QPT_UC, PRM_QP_ST_UC},
+        {IBV_QPT_UD, PRM_QP_ST_UD},        {IBV_QPT_XRC_SEND, PRM_QP_ST_XRC},
+        {IBV_QPT_XRC_RECV, PRM_QP_ST_XRC},
 };
 
 /* PRM_QP_ST_* of an ibv QP type; false when the device has no such QPs. */
@@ -57,11 +59,12 @@ static bool qp_type_st(enum ibv_qp_type type, uint8_t *st)
     return false;
 }
 
-/* Bytes of a send WQE before its data: control and remote-address or datagram segment. */
+/* Bytes of a send WQE before its data: control, XRC, and remote-address or datagram segment. */
 static uint32_t qp_wqe_header(const struct prm_qp_transport *tp)
 {
-    /* A DCI's WQE has both: its destination, then the remote address. */
+    /* A DCI's WQE has both: its destination (datagram), then the remote address. */
     return (uint32_t)sizeof(struct prm_wqe_ctrl_seg) +
+           (tp->xrc ? (uint32_t)sizeof(struct prm_wqe_xrc_seg) : 0) +
            (uint32_t)(tp->dc == PRM_QP_DC_DCI ? sizeof(struct prm_wqe_datagram_seg) : 0) +
            (uint32_t)(tp->connected ? sizeof(struct prm_wqe_raddr_seg)
                                     : sizeof(struct prm_wqe_datagram_seg));
@@ -81,13 +84,52 @@ static uint32_t qp_wqe_bbs(const struct prm_qp_transport *tp, uint32_t max_sge, 
     return prm_wqe_bb_count(prm_wqe_ds_count(qp_wqe_header(tp) + data));
 }
 
+/*
+ * What the QP type requires of the attributes: an XRC target an XRC domain
+ * of this context (no PD, CQs or SRQ), every other type a PD and a send CQ,
+ * and a receive CQ except an XRC initiator (which receives nothing). 0 or
+ * EINVAL, logged.
+ */
+static int qp_check_objects(struct ibv_context *context, const struct ibv_qp_init_attr_ex *a)
+{
+    const uint32_t known =
+            IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_XRCD;
+
+    if (a->comp_mask & ~known) {
+        EMU_LOG_ERR("ibv_create_qp: comp_mask 0x%x has bits this device does not take (0x%x)",
+                    a->comp_mask, a->comp_mask & ~known);
+        return EINVAL;
+    }
+    if (a->qp_type == IBV_QPT_XRC_RECV) {
+        if (!(a->comp_mask & IBV_QP_INIT_ATTR_XRCD) || a->xrcd == NULL ||
+            a->xrcd->context != context) {
+            EMU_LOG_ERR("ibv_create_qp_ex: an XRC target QP needs an XRC domain of this context "
+                        "(IBV_QP_INIT_ATTR_XRCD)");
+            return EINVAL;
+        }
+        return 0;
+    }
+    if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL || a->send_cq == NULL ||
+        (a->recv_cq == NULL && a->qp_type != IBV_QPT_XRC_SEND)) {
+        EMU_LOG_ERR("ibv_create_qp: a PD, a send CQ and a receive CQ are required (comp_mask "
+                    "0x%x)",
+                    a->comp_mask);
+        return EINVAL;
+    }
+    if (a->qp_type == IBV_QPT_XRC_SEND && a->srq != NULL) {
+        EMU_LOG_ERR("ibv_create_qp: an XRC initiator QP receives nothing and takes no SRQ");
+        return EINVAL;
+    }
+    return 0;
+}
+
 struct ibv_qp *emu_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a)
 {
     uint8_t st;
 
     if (!qp_type_st(a->qp_type, &st)) {
-        EMU_LOG_ERR("ibv_create_qp: QP type %d is not supported; softmlx5 offers RC, UC and UD "
-                    "(and DC through mlx5dv_create_qp)",
+        EMU_LOG_ERR("ibv_create_qp: QP type %d is not supported; softmlx5 offers RC, UC, UD and "
+                    "XRC (and DC through mlx5dv_create_qp)",
                     a->qp_type);
         errno = EOPNOTSUPP;
         return NULL;
@@ -101,20 +143,21 @@ struct ibv_qp *emu_verbs_create_qp_st(struct ibv_context *context, struct ibv_qp
     struct emu_nic *nic = emu_nic_of_ctx(context);
     struct ibv_qp_cap *cap = &a->cap;
     struct emu_qp_params p = {.st = st};
+    bool tgt = a->qp_type == IBV_QPT_XRC_RECV, ini = a->qp_type == IBV_QPT_XRC_SEND;
     const struct prm_qp_transport *tp = prm_qp_transport_of(st);
     struct emu_qp *qp;
     uint32_t bbs, sq_bytes, rq_bytes, rq_count = 0, rq_stride = 16;
     void *wq;
     int err;
 
-    if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL || a->send_cq == NULL ||
-        a->recv_cq == NULL ||
-        (a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))) {
-        EMU_LOG_ERR("ibv_create_qp: a PD, a send CQ and a receive CQ are required (comp_mask "
-                    "0x%x)",
-                    a->comp_mask);
+    if (qp_check_objects(context, a) != 0) {
         errno = EINVAL;
         return NULL;
+    }
+    if (tgt) {
+        /* No queues: the sizes asked for are ignored, as an XRC target has none. */
+        memset(cap, 0, sizeof(*cap));
+        p.xrcd = emu_verbs_xrcd_of(a->xrcd);
     }
     if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
         emu_verbs_qp_ex_check(a->send_ops_flags, "ibv_create_qp_ex") != 0) {
@@ -139,7 +182,9 @@ struct ibv_qp *emu_verbs_create_qp_st(struct ibv_context *context, struct ibv_qp
         errno = EINVAL;
         return NULL;
     }
-    if (a->srq == NULL) {
+    if (tgt || ini) {
+        p.rq_size_zero = true;
+    } else if (a->srq == NULL) {
         rq_stride = 16u << qp_log2_ceil(cap->max_recv_sge ? cap->max_recv_sge : 1);
         rq_count = 1u << qp_log2_ceil(cap->max_recv_wr ? cap->max_recv_wr : 1);
         p.log_rq_size = qp_log2_ceil(rq_count);
@@ -155,9 +200,12 @@ struct ibv_qp *emu_verbs_create_qp_st(struct ibv_context *context, struct ibv_qp
         return NULL;
     }
     memset(wq, 0, sq_bytes + rq_bytes);
-    p.pd = emu_pd_of(a->pd);
-    p.send_cq = (struct emu_cq *)a->send_cq;
-    p.recv_cq = (struct emu_cq *)a->recv_cq;
+    if (!tgt) {
+        p.pd = emu_pd_of(a->pd);
+        p.send_cq = (struct emu_cq *)a->send_cq;
+        /* An XRC initiator's receive side completes nothing: its CQ is the send CQ. */
+        p.recv_cq = (struct emu_cq *)(ini ? a->send_cq : a->recv_cq);
+    }
     p.wq = (uintptr_t)wq;
     p.dbrec = (uintptr_t)calloc(1, 64);
     if (p.dbrec == 0) {
@@ -201,14 +249,16 @@ struct ibv_qp *emu_verbs_create_qp_st(struct ibv_context *context, struct ibv_qp
     cap->max_send_wr = qp->max_send_wr;
     cap->max_recv_wr = qp->max_recv_wr;
     cap->max_send_sge = qp->max_send_sge;
-    cap->max_recv_sge = a->srq ? cap->max_recv_sge : qp->max_recv_sge;
+    cap->max_recv_sge = a->srq ? cap->max_recv_sge : ini || tgt ? 0 : qp->max_recv_sge;
     cap->max_inline_data = qp->max_inline;
+    if (tgt)
+        memset(cap, 0, sizeof(*cap));
     qp->ibv.context = context;
     qp->ibv.qp_context = a->qp_context;
-    qp->ibv.pd = a->pd;
-    qp->ibv.send_cq = a->send_cq;
-    qp->ibv.recv_cq = a->recv_cq;
-    qp->ibv.srq = a->srq;
+    qp->ibv.pd = tgt ? NULL : a->pd;
+    qp->ibv.send_cq = tgt ? NULL : a->send_cq;
+    qp->ibv.recv_cq = tgt || ini ? NULL : a->recv_cq;
+    qp->ibv.srq = tgt || ini ? NULL : a->srq;
     qp->ibv.handle = qp->qpn;
     qp->ibv.qp_num = qp->qpn;
     qp->ibv.state = IBV_QPS_RESET;
@@ -261,8 +311,8 @@ EMU_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
     emu_verbs_qp_ex_free(qp);
     emu_engine_qp_destroy(qp);
     emu_async_gone(nic, &closing);
-    /* The CQs' pollers cache the last QP they saw. */
-    for (int i = 0; i < 2; i++) {
+    /* The CQs' pollers cache the last QP they saw (an XRC target has no CQs: none caches it). */
+    for (int i = 0; i < 2 && cqs[i] != NULL; i++) {
         pthread_mutex_lock(&cqs[i]->poll_lock);
         if (cqs[i]->last_qp == qp)
             cqs[i]->last_qp = NULL;

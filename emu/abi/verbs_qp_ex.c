@@ -97,15 +97,19 @@ static struct ibv_send_wr *qp_wr_open(struct ibv_qp_ex *qpx, enum ibv_wr_opcode 
     return &w->wr;
 }
 
-/* Whether a work request names its destination: UD (ibv_wr_set_ud_addr), DCI (mlx5's). */
+/*
+ * Whether the QP's work requests name a destination of their own: UD's
+ * address, a DCI's DCT (mlx5's), XRC's SRQ.
+ */
 static bool qp_wr_needs_addr(const struct emu_qp *qp)
 {
-    return !qp->tp->connected || qp->tp->dc == PRM_QP_DC_DCI;
+    return !qp->tp->connected || qp->tp->dc == PRM_QP_DC_DCI || qp->tp->xrc;
 }
 
 /*
- * The open work request has its data. A UD or DCI one is written once it
- * has its destination too, which may come before or after the data.
+ * The open work request has its data. A UD, DCI or XRC one is written once
+ * it has its destination too: ibv_wr_set_ud_addr / mlx5dv_wr_set_dc_addr /
+ * ibv_wr_set_xrc_srqn may come before or after the data.
  */
 static void qp_wr_data_done(struct ibv_qp_ex *qpx)
 {
@@ -342,27 +346,23 @@ static void qp_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, ui
 }
 
 /*
- * Whether the open work request may take a destination: dc,
- * mlx5dv_wr_set_dc_addr's, else ibv_wr_set_ud_addr's.
+ * Whether the open work request may take a destination from `call`: not
+ * when the QP names none that way (`allowed` false: `refused` says why), nor
+ * when no operation waits for one.
  */
-static bool qp_wr_addr_ok(struct ibv_qp_ex *qpx, bool dc)
+static bool qp_wr_addr_ok(struct ibv_qp_ex *qpx, bool allowed, const char *call,
+                          const char *refused, const char *unwaited)
 {
     struct emu_qp_wr *w = qp_wr(qpx);
-    const struct emu_qp *qp = emu_qp_of_ex(qpx);
-    const char *call = dc ? "mlx5dv_wr_set_dc_addr" : "ibv_wr_set_ud_addr";
 
-    if (dc ? qp->tp->dc != PRM_QP_DC_DCI : qp->tp->connected) {
-        emu_qp_wr_fail(qpx, EINVAL,
-                       dc ? "mlx5dv_wr_set_dc_addr (not a DCI)"
-                          : "ibv_wr_set_ud_addr (a connected QP has no UD address)");
+    if (!allowed) {
+        emu_qp_wr_fail(qpx, EINVAL, refused);
         return false;
     }
     if (!qp_wr_building(w, call))
         return false;
     if (!w->open || w->addressed) {
-        emu_qp_wr_fail(qpx, EINVAL,
-                       dc ? "mlx5dv_wr_set_dc_addr (no send operation waits for one)"
-                          : "ibv_wr_set_ud_addr (no send operation waits for one)");
+        emu_qp_wr_fail(qpx, EINVAL, unwaited);
         return false;
     }
     return true;
@@ -382,7 +382,9 @@ static void qp_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t
 {
     struct emu_qp_wr *w = qp_wr(qpx);
 
-    if (!qp_wr_addr_ok(qpx, false))
+    if (!qp_wr_addr_ok(qpx, !emu_qp_of_ex(qpx)->tp->connected, "ibv_wr_set_ud_addr",
+                       "ibv_wr_set_ud_addr (a connected QP has no UD address)",
+                       "ibv_wr_set_ud_addr (no send operation waits for one)"))
         return;
     w->wr.wr.ud.ah = ah;
     w->wr.wr.ud.remote_qpn = qpn;
@@ -394,7 +396,9 @@ void emu_qp_wr_set_dc_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t dc
 {
     struct emu_qp_wr *w = qp_wr(qpx);
 
-    if (!qp_wr_addr_ok(qpx, true))
+    if (!qp_wr_addr_ok(qpx, emu_qp_of_ex(qpx)->tp->dc == PRM_QP_DC_DCI, "mlx5dv_wr_set_dc_addr",
+                       "mlx5dv_wr_set_dc_addr (not a DCI)",
+                       "mlx5dv_wr_set_dc_addr (no send operation waits for one)"))
         return;
     w->dc.ah = ah;
     w->dc.dctn = dctn;
@@ -418,10 +422,17 @@ int emu_qp_wr_dc_av(struct emu_qp *qp, struct prm_wqe_datagram_seg *av)
     return 0;
 }
 
+/* An XRC work request's SRQ at the target; written now if its data came first. */
 static void qp_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t srqn)
 {
-    (void)srqn;
-    emu_qp_wr_fail(qpx, EINVAL, "ibv_wr_set_xrc_srqn (an RC QP has no XRC SRQ)");
+    struct emu_qp_wr *w = qp_wr(qpx);
+
+    if (!qp_wr_addr_ok(qpx, emu_qp_of_ex(qpx)->tp->xrc, "ibv_wr_set_xrc_srqn",
+                       "ibv_wr_set_xrc_srqn (only an XRC QP names an XRC SRQ)",
+                       "ibv_wr_set_xrc_srqn (no operation waits for one)"))
+        return;
+    w->wr.qp_type.xrc.remote_srqn = srqn;
+    qp_wr_addressed(qpx);
 }
 
 static void qp_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,

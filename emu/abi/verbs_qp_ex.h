@@ -30,8 +30,8 @@ struct emu_qp_wr {
     struct ibv_send_wr wr;           /* the work request being built */
     struct ibv_sge sge[EMU_MAX_SGE]; /* its gather list, or its inline pieces */
     bool open;                       /* wr has its operation, its data is still to come */
-    bool has_data;                   /* a UD or DCI wr: its data came, its address may be to come */
-    bool addressed;                  /* ibv_wr_set_ud_addr / mlx5dv_wr_set_dc_addr gave it one */
+    bool has_data;                   /* UD, DCI, XRC: its data came, its address may be to come */
+    bool addressed;                  /* its destination came: wr_set_ud_addr, _dc_addr, _xrc_srqn */
     bool started;                    /* between wr_start and wr_complete / wr_abort */
     pthread_t owner;                 /* the thread that called wr_start */
     int err;                         /* the first error since wr_start */

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared receive queues of the standard verbs: create, modify (limit), query, destroy. */
+/*
+ * Shared receive queues of the standard verbs: create (basic, or XRC: in an
+ * XRC domain, with a CQ of its own), modify (limit), query, destroy, and
+ * ibv_get_srq_num.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +11,7 @@
 #include "abi/context.h"
 #include "abi/verbs_int.h"
 #include "common/emu_log.h"
+#include "engine/engine.h"
 #include "nic/caps.h"
 #include "nic/mr.h"
 #include "nic/nic.h"
@@ -14,9 +19,10 @@
 
 #define EMU_EXPORT __attribute__((visibility("default")))
 
-static struct ibv_srq *srq_make(struct ibv_pd *pd, struct ibv_srq_attr *attr, void *srq_context)
+static struct ibv_srq *srq_make(struct ibv_pd *pd, struct ibv_srq_attr *attr, void *srq_context,
+                                struct emu_xrcd *xrcd, struct emu_cq *cq)
 {
-    struct emu_srq_params p = {0};
+    struct emu_srq_params p = {.xrcd = xrcd, .cq = cq};
     struct emu_srq *srq;
     uint32_t log = 0, log_stride = 0;
     void *ring;
@@ -54,7 +60,7 @@ static struct ibv_srq *srq_make(struct ibv_pd *pd, struct ibv_srq_attr *attr, vo
     }
     srq->wrid = calloc(1u << log, sizeof(*srq->wrid));
     if (srq->wrid == NULL) {
-        emu_srq_destroy(srq);
+        emu_engine_srq_destroy(srq);
         free((void *)p.dbrec);
         free(ring);
         errno = ENOMEM;
@@ -81,16 +87,19 @@ static struct ibv_srq *srq_make(struct ibv_pd *pd, struct ibv_srq_attr *attr, vo
 
 EMU_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-    return attr == NULL ? NULL : srq_make(pd, &attr->attr, attr->srq_context);
+    return attr == NULL ? NULL : srq_make(pd, &attr->attr, attr->srq_context, NULL, NULL);
 }
 
 struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
                                         struct ibv_srq_init_attr_ex *attr)
 {
-    (void)context;
-    if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC) {
-        EMU_LOG_ERR("ibv_create_srq_ex: SRQ type %d is not supported (basic SRQs only)",
-                    attr->srq_type);
+    const uint32_t xrc_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+    enum ibv_srq_type type =
+            (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? attr->srq_type : IBV_SRQT_BASIC;
+
+    if (type != IBV_SRQT_BASIC && type != IBV_SRQT_XRC) {
+        EMU_LOG_ERR("ibv_create_srq_ex: SRQ type %d is not supported (basic and XRC SRQs only)",
+                    type);
         errno = EOPNOTSUPP;
         return NULL;
     }
@@ -98,7 +107,31 @@ struct ibv_srq *emu_verbs_create_srq_ex(struct ibv_context *context,
         errno = EINVAL;
         return NULL;
     }
-    return srq_make(attr->pd, &attr->attr, attr->srq_context);
+    if (type == IBV_SRQT_BASIC)
+        return srq_make(attr->pd, &attr->attr, attr->srq_context, NULL, NULL);
+    if ((attr->comp_mask & xrc_mask) != xrc_mask || attr->xrcd == NULL || attr->cq == NULL ||
+        attr->xrcd->context != context || attr->cq->context != context) {
+        EMU_LOG_ERR("ibv_create_srq_ex: an XRC SRQ needs a PD, an XRC domain and a CQ of this "
+                    "context (IBV_SRQ_INIT_ATTR_PD | _XRCD | _CQ)");
+        errno = EINVAL;
+        return NULL;
+    }
+    return srq_make(attr->pd, &attr->attr, attr->srq_context, emu_verbs_xrcd_of(attr->xrcd),
+                    (struct emu_cq *)attr->cq);
+}
+
+int emu_verbs_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+    /*
+     * Any SRQ's number, as libmlx5 answers: an XRC initiator names XRC SRQs
+     * by it, and a DC initiator's peer (perftest -c DC exchanges it) a DCT's.
+     */
+    if (ibsrq == NULL || srq_num == NULL || !emu_context_is_ours(ibsrq->context)) {
+        EMU_LOG_ERR("ibv_get_srq_num: %p is not an SRQ of a softmlx5 device", (void *)ibsrq);
+        return EINVAL;
+    }
+    *srq_num = ((const struct emu_srq *)ibsrq)->srqn;
+    return 0;
 }
 
 EMU_EXPORT int ibv_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
@@ -151,7 +184,7 @@ EMU_EXPORT int ibv_destroy_srq(struct ibv_srq *ibsrq)
     ring = srq->ring_alloc;
     dbrec = srq->dbrec_alloc;
     wrid = srq->wrid;
-    err = emu_srq_destroy(srq);
+    err = emu_engine_srq_destroy(srq);
     emu_async_gone(nic, &closing);
     if (err != 0)
         return err;

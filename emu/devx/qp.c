@@ -51,8 +51,13 @@ static uint8_t devx_qp_check_shape(struct devx_cmd *c, const void *qpc, struct e
                     (unsigned)PRM_GET(qpc, PRM_QPC_ST),
                     prm_qp_transport_list(types, sizeof(types)));
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_TYPE,
-                         "st: the device implements RC, UC, UD and DCI QPs only");
+                         "st: the device implements RC, UC, UD, XRC and DCI QPs only");
     }
+    /* XRC target QPs need XRC domains and XRC SRQs, which only the standard verbs make. */
+    if (PRM_GET(qpc, PRM_QPC_ST) == PRM_QP_ST_XRC && rq_type != PRM_QP_RQ_TYPE_ZERO_SIZE)
+        return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_TYPE,
+                         "st XRC: DevX makes XRC initiator QPs (zero-size receive queue) only; "
+                         "target QPs come from ibv_create_qp_ex");
     if (PRM_GET(qpc, PRM_QPC_LOG_SQ_SIZE) > EMU_LOG_MAX_QP_SZ)
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_QP_LOG_SQ_SIZE,
                          "log_sq_size above log_max_qp_sz");

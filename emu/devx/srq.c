@@ -12,6 +12,7 @@
 #include "devx/devx.h"
 #include "devx/internal.h"
 #include "devx/syndrome.h"
+#include "engine/engine.h"
 #include "nic/caps.h"
 #include "nic/nic.h"
 #include "nic/srq.h"
@@ -131,7 +132,7 @@ uint8_t devx_create_rmp(struct devx_cmd *c)
     ds->wq_type = (uint8_t)PRM_GET(wq, PRM_WQ_WQ_TYPE);
     if (devx_map_set(&d->srqs, srq->srqn & EMU_OBJ_INDEX_MASK, ds) != 0) {
         status = devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
-        emu_srq_destroy(srq);
+        emu_engine_srq_destroy(srq);
         goto put_umems;
     }
     PRM_SET(c->out, PRM_CREATE_RMP_OUT_RMPN, srq->srqn);
@@ -154,7 +155,7 @@ uint8_t devx_destroy_rmp(struct devx_cmd *c)
     if (ds == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_SRQ_UNKNOWN,
                          "no RMP with this number was made by CREATE_RMP");
-    if (emu_srq_destroy(ds->srq) != 0)
+    if (emu_engine_srq_destroy(ds->srq) != 0)
         return devx_fail(c, PRM_CMD_STAT_RESOURCE_BUSY, DEVX_SYND_SRQ_BUSY,
                          "QPs still receive through this RMP; destroy them first");
     devx_map_remove(&d->srqs, srqn & EMU_OBJ_INDEX_MASK);

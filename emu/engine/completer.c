@@ -31,7 +31,7 @@ static uint8_t completer_local(struct emu_qp *qp, const struct emu_pending *e, u
                                struct engine_sgl *l)
 {
     struct engine_wqe w;
-    uint32_t off = engine_wqe_raddr_offset(qp) + sizeof(struct prm_wqe_raddr_seg);
+    uint32_t off = engine_wqe_remote_off(qp) + sizeof(struct prm_wqe_raddr_seg);
     uint32_t end, left = len;
 
     memset(l, 0, sizeof(*l));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completion entries: CQE64s for send and receive work. After each CQE the
- * loop is woken when some send queue waits on a CQ (WAIT WQEs).
+ * Completion entries: CQE64s for send and receive work (a receive from an
+ * XRC SRQ completes on the SRQ's CQ). After each CQE the loop is woken when
+ * some send queue waits on a CQ (WAIT WQEs).
  */
 #include <endian.h>
 
@@ -42,6 +43,17 @@ void engine_cqe_req_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t opcode, u
     cqe_push(qp, qp->p.send_cq, &cqe, op_own, true);
 }
 
+/* A receive CQE's SRQ number, and the CQ it goes to. */
+static struct emu_cq *cqe_resp_cq(struct emu_qp *qp, struct prm_cqe64 *cqe)
+{
+    struct emu_srq *srq = engine_recv_srq(qp);
+
+    if (srq == NULL)
+        return qp->p.recv_cq;
+    cqe->srqn_uidx = htobe32(srq->srqn);
+    return srq->p.cq != NULL ? srq->p.cq : qp->p.recv_cq;
+}
+
 void engine_cqe_resp(struct emu_qp *qp, uint8_t opcode, uint32_t wqe_index, uint32_t byte_cnt,
                      uint32_t imm, uint32_t flags_rqpn, uint16_t slid, bool solicited)
 {
@@ -51,9 +63,7 @@ void engine_cqe_resp(struct emu_qp *qp, uint8_t opcode, uint32_t wqe_index, uint
 
     cqe.flags_rqpn = htobe32(flags_rqpn);
     cqe.slid = htobe16(slid);
-    if (qp->p.srq != NULL)
-        cqe.srqn_uidx = htobe32(qp->p.srq->srqn);
-    cqe_push(qp, qp->p.recv_cq, &cqe, op_own, solicited);
+    cqe_push(qp, cqe_resp_cq(qp, &cqe), &cqe, op_own, solicited);
 }
 
 void engine_cqe_resp_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome)
@@ -62,7 +72,5 @@ void engine_cqe_resp_err(struct emu_qp *qp, uint32_t wqe_index, uint8_t syndrome
     uint8_t op_own = prm_cqe_fill_error(&cqe, PRM_CQE_OPCODE_RESP_ERR, syndrome, 0, 0, qp->qpn,
                                         (uint16_t)wqe_index, 0);
 
-    if (qp->p.srq != NULL)
-        cqe.srqn_uidx = htobe32(qp->p.srq->srqn);
-    cqe_push(qp, qp->p.recv_cq, &cqe, op_own, true);
+    cqe_push(qp, cqe_resp_cq(qp, &cqe), &cqe, op_own, true);
 }

@@ -44,12 +44,6 @@ struct engine_dc_ctx {
     uint64_t used_ns;
 };
 
-uint32_t engine_wqe_raddr_offset(const struct emu_qp *qp)
-{
-    return (uint32_t)sizeof(struct prm_wqe_ctrl_seg) +
-           (qp->tp->dc == PRM_QP_DC_DCI ? (uint32_t)sizeof(struct prm_wqe_datagram_seg) : 0);
-}
-
 uint8_t engine_dci_route(struct emu_qp *qp, const struct engine_wqe *w, bool *stall, bool *switched)
 {
     const struct prm_wqe_datagram_seg *av =
@@ -60,7 +54,7 @@ uint8_t engine_dci_route(struct emu_qp *qp, const struct engine_wqe *w, bool *st
     uint64_t key;
     int delta;
 
-    if (w->ds * PRM_WQE_DS_SIZE < engine_wqe_raddr_offset(qp)) {
+    if (w->ds * PRM_WQE_DS_SIZE < engine_wqe_remote_off(qp)) {
         EMU_LOG_ERR("QP 0x%x: DCI send WQE of %u DS has no datagram segment", qp->qpn, w->ds);
         return PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
     }

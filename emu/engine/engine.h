@@ -34,6 +34,7 @@ struct emu_nic;
 struct emu_qp;
 struct emu_qp_params;
 struct emu_qp_attr;
+struct emu_srq;
 
 /* A context is opened: the first one starts the device's engine and wire. errno-style. */
 int emu_engine_open(struct emu_nic *nic);
@@ -45,6 +46,11 @@ void emu_engine_poll(struct emu_nic *nic);
 int emu_engine_qp_create(struct emu_nic *nic, const struct emu_qp_params *p,
                          struct emu_qp **qp_out);
 int emu_engine_qp_destroy(struct emu_qp *qp);
+/*
+ * Destroys an SRQ once the receive side no longer uses it (an XRC SRQ is
+ * looked up per request); EBUSY while QPs use it.
+ */
+int emu_engine_srq_destroy(struct emu_srq *srq);
 
 /*
  * Moves the QP from state `from` to state `to` with the attributes the

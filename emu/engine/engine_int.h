@@ -109,6 +109,12 @@ struct engine_wqe {
 int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, struct engine_wqe *w);
 /* Executes the published send WQEs (any thread; never waits for the responder). */
 void engine_sq_run(struct emu_qp *qp);
+/*
+ * Where a send WQE's remote-address (or, for a send, data) segments begin:
+ * after the control segment, and the XRC segment of an XRC QP or the
+ * datagram segment of a DCI.
+ */
+uint32_t engine_wqe_remote_off(const struct emu_qp *qp);
 /* Bytes of the atomic segment after the remote-address segment (0: no atomic executed). */
 uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod);
 bool engine_needs_response(uint8_t opcode);
@@ -122,6 +128,10 @@ void engine_wait_arm(struct emu_qp *qp, bool on);
 int64_t engine_recv_take(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg);
 /* Bytes of one receive WQE of the QP (its SRQ's, if it has one). */
 uint32_t engine_recv_stride(const struct emu_qp *qp);
+/* The SRQ receives come from: the QP's, or an XRC target's for this request (NULL: the RQ). */
+struct emu_srq *engine_recv_srq(const struct emu_qp *qp);
+/* The PD that memory keys of requests to the QP must belong to (an XRC target: its SRQ's). */
+struct emu_pd *engine_qp_pd(const struct emu_qp *qp);
 /* The receive WQE's scatter list held for len bytes. Returns 0 or a PRM syndrome. */
 uint8_t engine_recv_scatter(struct emu_qp *qp, const uint8_t *wqe, uint32_t first, uint32_t len,
                             struct engine_sgl *t);
@@ -143,8 +153,6 @@ int engine_dg_request(struct emu_qp *qp, const struct emu_wire_hdr *h, const uin
                       struct emu_wire_sink *sink);
 
 /* ---- dc.c: DC (Dynamically Connected) ---- */
-/* Bytes from a send WQE's start to its remote-address segment (a DCI's has its datagram's). */
-uint32_t engine_wqe_raddr_offset(const struct emu_qp *qp);
 /*
  * A DCI's send WQE w (no lock held, the requester's sq_lock): connects the
  * DCI to the DCT its datagram segment names unless it is connected there
@@ -174,6 +182,7 @@ struct engine_rx {
     bool active;
     bool response; /* a READ_RESP into a requester's buffers; else a request's target */
     uint32_t qpn;  /* looked up again when the payload is in */
+    uint32_t srqn; /* an XRC target's SRQ, looked up again likewise (0: none) */
     uint32_t psn;
     uint32_t len;
     int64_t rindex;        /* the receive WQE the request consumed, or -1 */
@@ -216,7 +225,7 @@ int engine_rx_start(struct emu_conn *conn, const struct engine_rx *rx, struct em
 int engine_rx_finish(struct engine_rx *rx, int err);
 int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                    const uint8_t *payload, struct emu_wire_sink *sink);
-/* A request for a connected QP (RC, UC, a DCT with its DCI's state loaded). */
+/* A request for a connected QP (RC, UC, XRC, a DCT with its DCI's state loaded). */
 int engine_resp_connected(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                           const uint8_t *payload, struct emu_wire_sink *sink);
 int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int err);

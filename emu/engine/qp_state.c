@@ -69,8 +69,15 @@ int emu_engine_qp_destroy(struct emu_qp *qp)
     struct emu_engine *e = nic->engine;
 
     emu_qp_unlist(qp);
-    /* The receive side may be working on the QP it looked up before: wait it out. */
+    /*
+     * The receive side may be working on the QP it looked up before: wait it
+     * out. The ACKs the QP holds back leave now, as a NIC would have sent
+     * them already: a peer must not take the QP's end (a process that exits
+     * after its last receive) for a lost connection with work outstanding.
+     */
     pthread_mutex_lock(&e->rx_lock);
+    if (qp->peer != NULL)
+        engine_ack_flush(qp->peer);
     pthread_mutex_unlock(&e->rx_lock);
     /* A requester running in another thread finishes first. */
     pthread_mutex_lock(&qp->sq_lock);
@@ -86,6 +93,22 @@ int emu_engine_qp_destroy(struct emu_qp *qp)
         __atomic_sub_fetch(&e->uar_watchers, 1, __ATOMIC_RELAXED);
     engine_direct_revoke_qp(qp);
     emu_qp_free(qp);
+    return 0;
+}
+
+int emu_engine_srq_destroy(struct emu_srq *srq)
+{
+    struct emu_engine *e = srq->nic->engine;
+    int err = emu_srq_unlist(srq);
+
+    if (err != 0)
+        return err;
+    if (e != NULL) {
+        /* The receive side may be working with the SRQ it looked up before: wait it out. */
+        pthread_mutex_lock(&e->rx_lock);
+        pthread_mutex_unlock(&e->rx_lock);
+    }
+    emu_srq_free(srq);
     return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Receive WQEs as the responder consumes them (receive lock and qp->lock
- * held): the next one from the QP's receive queue or its SRQ, its scatter
- * list held for a message, and the error completion when it cannot be used.
+ * held): the next one from the QP's receive queue or its SRQ (an XRC target
+ * QP's: the SRQ its request names), its scatter list held for a message,
+ * and the error completion when it cannot be used.
  */
 #include <endian.h>
 
@@ -15,14 +16,25 @@
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
 
+struct emu_srq *engine_recv_srq(const struct emu_qp *qp)
+{
+    return qp->p.xrcd != NULL ? qp->rx_srq : qp->p.srq;
+}
+
+struct emu_pd *engine_qp_pd(const struct emu_qp *qp)
+{
+    return qp->p.xrcd != NULL ? qp->rx_srq->p.pd : qp->p.pd;
+}
+
 /* The next receive WQE (RQ or SRQ) copied into wqe; its index, or -1 when none is posted. */
 int64_t engine_recv_take(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg)
 {
     uint32_t stride = emu_qp_rq_stride(qp);
+    struct emu_srq *srq = engine_recv_srq(qp);
 
-    if (qp->p.srq != NULL) {
+    if (srq != NULL) {
         *first_seg = 16; /* after the SRQ next segment */
-        return emu_srq_take(qp->p.srq, wqe);
+        return emu_srq_take(srq, wqe);
     }
     *first_seg = 0;
     if (qp->p.rq_size_zero || ((engine_rq_posted(qp) - qp->rq_consumer) & 0xffff) == 0)
@@ -35,7 +47,9 @@ int64_t engine_recv_take(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg)
 
 uint32_t engine_recv_stride(const struct emu_qp *qp)
 {
-    return qp->p.srq != NULL ? (16u << qp->p.srq->p.log_stride) : emu_qp_rq_stride(qp);
+    const struct emu_srq *srq = engine_recv_srq(qp);
+
+    return srq != NULL ? (16u << srq->p.log_stride) : emu_qp_rq_stride(qp);
 }
 
 /* A SEND or WRITE_IMM's receive WQE: scatter list held for len bytes. Returns 0 or a syndrome. */

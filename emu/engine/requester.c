@@ -115,6 +115,17 @@ bool engine_needs_response(uint8_t opcode)
            opcode == PRM_WQE_OPCODE_ATOMIC_MASKED_FA;
 }
 
+uint32_t engine_wqe_remote_off(const struct emu_qp *qp)
+{
+    uint32_t off = (uint32_t)sizeof(struct prm_wqe_ctrl_seg);
+
+    if (qp->tp->xrc)
+        off += (uint32_t)sizeof(struct prm_wqe_xrc_seg);
+    if (qp->tp->dc == PRM_QP_DC_DCI)
+        off += (uint32_t)sizeof(struct prm_wqe_datagram_seg);
+    return off;
+}
+
 uint32_t engine_atomic_seg_bytes(uint8_t opcode, uint8_t opmod)
 {
     uint32_t masks_len, size = emu_wire_atomic_size(opcode, opmod, &masks_len);
@@ -349,8 +360,8 @@ static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, st
 static uint8_t sq_atomic(struct emu_qp *qp, struct engine_wqe *w, struct emu_wire_hdr *h,
                          uint64_t masks[2], uint32_t *masks_len, struct engine_sgl *l)
 {
-    const uint32_t off_seg = engine_wqe_raddr_offset(qp) + sizeof(struct prm_wqe_raddr_seg);
-    const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + engine_wqe_raddr_offset(qp));
+    const uint32_t off_seg = engine_wqe_remote_off(qp) + sizeof(struct prm_wqe_raddr_seg);
+    const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + engine_wqe_remote_off(qp));
     const uint8_t *seg = w->buf + off_seg;
     uint32_t size = emu_wire_atomic_size(w->opcode, w->opmod, masks_len);
     uint32_t seg_bytes = engine_atomic_seg_bytes(w->opcode, w->opmod);
@@ -465,6 +476,27 @@ static enum sq_wait sq_wait_check(struct emu_qp *qp, const struct engine_wqe *w)
 }
 
 /*
+ * An XRC WQE's XRC segment: the request names the SRQ on the destination's
+ * device. An SRQN of another device can name no SRQ of the target QP's
+ * domain: the WQE fails as the target's NAK would fail it.
+ */
+static uint8_t sq_xrc(struct emu_qp *qp, const struct engine_wqe *w, struct emu_wire_hdr *h)
+{
+    const struct prm_wqe_xrc_seg *x = (const void *)(w->buf + sizeof(struct prm_wqe_ctrl_seg));
+    uint32_t srqn = be32toh(x->xrc_srqn) & 0xffffff;
+
+    if ((srqn >> EMU_OBJ_INDEX_BITS) != ((qp->attr.remote_qpn & 0xffffff) >> EMU_OBJ_INDEX_BITS)) {
+        EMU_LOG_ERR("QP 0x%x: XRC SRQ 0x%x is not on the device of target QP 0x%x: remote "
+                    "invalid request",
+                    qp->qpn, srqn, qp->attr.remote_qpn);
+        return PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR;
+    }
+    h->flags |= EMU_WIRE_F_XRC;
+    h->xrc_srq = htobe16((uint16_t)(srqn & EMU_OBJ_INDEX_MASK));
+    return 0;
+}
+
+/*
  * The request header of a WQE and its local memory; 0 or a PRM syndrome (l
  * set either way). A UD send's destination device comes in *dg (a
  * reference, or NULL).
@@ -473,10 +505,16 @@ static uint8_t sq_build(struct emu_qp *qp, struct engine_wqe *w, struct emu_wire
                         uint64_t masks[2], uint32_t *masks_len, struct engine_sgl *l,
                         struct emu_conn **dg)
 {
-    const uint32_t off_raddr = engine_wqe_raddr_offset(qp);
+    const uint32_t off_raddr = engine_wqe_remote_off(qp);
     const struct prm_wqe_raddr_seg *ra = (const void *)(w->buf + off_raddr);
 
     memset(l, 0, sizeof(*l));
+    if (qp->tp->xrc) {
+        uint8_t synd = sq_xrc(qp, w, h);
+
+        if (synd != 0)
+            return synd;
+    }
     switch (w->opcode) {
     case PRM_WQE_OPCODE_RDMA_WRITE:
     case PRM_WQE_OPCODE_RDMA_WRITE_IMM:

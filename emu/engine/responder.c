@@ -9,7 +9,9 @@
  * QP's responder never answers: what it refuses is dropped and counted, and
  * a PSN gap (lost messages) starts a fresh message; UD datagrams go to
  * datagram.c, and a DCT's requests to dc.c, which loads the state of the
- * DCI that sent them.
+ * DCI that sent them. An XRC target QP executes a request only for an XRC
+ * SRQ of its own domain (else an invalid-request NAK), whose PD the keys
+ * must belong to and whose receive WQEs and CQ a message takes.
  */
 #include <endian.h>
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include "nic/mr.h"
 #include "nic/nic.h"
 #include "nic/qp.h"
+#include "nic/srq.h"
 #include "prm/mlx5_cqe.h"
 #include "prm/mlx5_wqe.h"
 #include "prm/prm_qp.h"
@@ -450,7 +453,12 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     }
     if (sink != NULL && !pull) {
         /* Large: the wire reads the payload into the target as it arrives. */
-        struct engine_rx rx = {.qpn = qp->qpn, .psn = psn, .len = len, .rindex = rindex, .sgl = t};
+        struct engine_rx rx = {.qpn = qp->qpn,
+                               .srqn = qp->rx_srq != NULL ? qp->rx_srq->srqn : 0,
+                               .psn = psn,
+                               .len = len,
+                               .rindex = rindex,
+                               .sgl = t};
 
         return engine_rx_start(conn, &rx, sink) == 0 ? RESP_PENDING : -1;
     }
@@ -459,7 +467,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     else
         err = engine_sgl_scatter(&t, payload, len);
     /* Written as asked: the requester may write there directly next time (direct.c). */
-    if (err == 0 && h->type == EMU_WIRE_WRITE && len > 0 && qp->tp->acked)
+    if (err == 0 && h->type == EMU_WIRE_WRITE && len > 0 && qp->tp->acked && !qp->tp->xrc)
         engine_direct_grant(qp, conn, &t);
     engine_sgl_release(&t);
     if (err != 0)
@@ -472,6 +480,7 @@ int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int
     struct engine_conn *ec = emu_conn_user(conn);
     struct emu_nic *nic = emu_wire_user(emu_conn_wire(conn));
     struct engine_rx rx;
+    struct emu_srq *srq;
     struct emu_qp *qp;
     int rc = 0;
 
@@ -481,10 +490,12 @@ int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int
     err = engine_rx_finish(&ec->rx, err);
     pthread_mutex_lock(&nic->lock);
     qp = emu_qp_lookup(nic, rx.qpn);
+    srq = rx.srqn != 0 ? emu_srq_lookup(nic, rx.srqn) : NULL;
     pthread_mutex_unlock(&nic->lock);
-    if (qp == NULL)
-        return 0; /* destroyed meanwhile */
+    if (qp == NULL || (qp->p.xrcd != NULL && srq == NULL))
+        return 0; /* destroyed meanwhile (an XRC target's SRQ: its receive WQE with it) */
     pthread_mutex_lock(&qp->lock);
+    qp->rx_srq = srq;
     if (qp->tp->dc == PRM_QP_DC_DCT) /* answers go to the DCI that sent it */
         qp->attr.remote_qpn = be32toh(h->src_qpn);
     /* Reset meanwhile (RST, INIT): nothing is owed. In ERR the receive WQE is flushed. */
@@ -530,11 +541,34 @@ static int resp_duplicate(struct emu_qp *qp, struct emu_conn *conn, const struct
     return 0;
 }
 
+/*
+ * An XRC target QP's request: the SRQ it names when that is an XRC SRQ of
+ * the QP's domain; else NULL (logged), which the responder refuses.
+ */
+static struct emu_srq *resp_xrc_srq(struct emu_qp *qp, const struct emu_wire_hdr *h)
+{
+    uint32_t srqn = emu_nic_obj_num(qp->nic, be16toh(h->xrc_srq));
+    struct emu_srq *srq;
+
+    pthread_mutex_lock(&qp->nic->lock);
+    srq = emu_srq_lookup(qp->nic, srqn);
+    if (srq != NULL && srq->p.xrcd != qp->p.xrcd)
+        srq = NULL;
+    pthread_mutex_unlock(&qp->nic->lock);
+    if (srq == NULL)
+        EMU_LOG_INFO("XRC target QP 0x%x: request PSN 0x%x names SRQ 0x%x, which is no XRC SRQ "
+                     "of the QP's domain: invalid request",
+                     qp->qpn, be32toh(h->psn), srqn);
+    return srq;
+}
+
 int engine_request(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                    const uint8_t *payload, struct emu_wire_sink *sink)
 {
+    /* Of another service type (and an XRC initiator QP takes no requests at all). */
     if (((h->flags & EMU_WIRE_F_UNACKED) != 0) == qp->tp->acked ||
-        ((h->flags & EMU_WIRE_F_DATAGRAM) != 0) == qp->tp->connected) {
+        ((h->flags & EMU_WIRE_F_DATAGRAM) != 0) == qp->tp->connected ||
+        ((h->flags & EMU_WIRE_F_XRC) != 0) != qp->tp->xrc || (qp->tp->xrc && qp->p.xrcd == NULL)) {
         /* A request of another service type (a UC QP's peer is an RC QP, say): dropped. */
         EMU_LOG_DBG("QP 0x%x (%s): request type %u with flags 0x%x of another service type "
                     "dropped",
@@ -553,9 +587,22 @@ int engine_resp_connected(struct emu_qp *qp, struct emu_conn *conn, const struct
                           const uint8_t *payload, struct emu_wire_sink *sink)
 {
     uint32_t psn = be32toh(h->psn);
+    struct emu_srq *xrc_srq = NULL;
     int rc;
 
+    if (qp->p.xrcd != NULL)
+        xrc_srq = resp_xrc_srq(qp, h);
     pthread_mutex_lock(&qp->lock);
+    qp->rx_srq = xrc_srq;
+    if (qp->p.xrcd != NULL && xrc_srq == NULL && engine_resp_state_ok(qp->state) &&
+        be32toh(h->src_qpn) == qp->attr.remote_qpn) {
+        /* An SRQ not of the target's domain: the request is refused, as ConnectX does. */
+        if (psn == qp->expected_psn)
+            qp->expected_psn++;
+        rc = resp_nak(qp, conn, psn, PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
+        pthread_mutex_unlock(&qp->lock);
+        return rc < 0 ? -1 : 0;
+    }
     if (!qp->tp->acked && engine_resp_state_ok(qp->state) && psn != qp->expected_psn &&
         be32toh(h->src_qpn) == qp->attr.remote_qpn) {
         /*

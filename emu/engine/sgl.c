@@ -23,7 +23,7 @@ enum emu_mr_check engine_sgl_hold(struct engine_sgl *s, struct emu_qp *qp, uint3
 
     if (s->count == ENGINE_SGL_MAX)
         return EMU_MR_OUT_OF_RANGE;
-    r = emu_mr_get(qp->nic, key, qp->p.pd->pdn, iova, len, access, &mr);
+    r = emu_mr_get(qp->nic, key, engine_qp_pd(qp)->pdn, iova, len, access, &mr);
     if (r != EMU_MR_OK)
         return r;
     s->gpu |= mr->gpu;

@@ -22,6 +22,7 @@
 #define EMU_LOG_MAX_SRQ    16
 #define EMU_LOG_MAX_SRQ_SZ 15
 #define EMU_LOG_MAX_PD     16
+#define EMU_LOG_MAX_XRCD   16 /* XRC domains per device */
 #define EMU_LOG_MAX_MKEY   16 /* memory keys (MRs) per device */
 #define EMU_LOG_MAX_MSG    30 /* 1 GiB messages */
 #define EMU_LOG_MAX_RA_QP  4  /* 16 outstanding reads/atomics */

@@ -47,12 +47,13 @@ static void nic_init_one(struct emu_nic *nic, int index, const struct emu_config
      * CQ, QP and SRQ numbers are (endpoint id << 16) | index, never 0 with the
      * id at least 1, so their 65,536 indices are all used. PD numbers and mkey
      * indices start at 1, so that 0 (a common uninitialised value) names
-     * nothing: PDs 1..65536, mkeys (1..65536) << 8.
+     * nothing: PDs and XRC domains 1..65536, mkeys (1..65536) << 8.
      */
     emu_table_init(&nic->pds, 1u << EMU_LOG_MAX_PD, 1);
     emu_table_init(&nic->cqs, 1u << EMU_LOG_MAX_CQ, 0);
     emu_table_init(&nic->qps, 1u << EMU_LOG_MAX_QP, 0);
     emu_table_init(&nic->srqs, 1u << EMU_LOG_MAX_SRQ, 0);
+    emu_table_init(&nic->xrcds, 1u << EMU_LOG_MAX_XRCD, 1);
     emu_table_init(&nic->mkeys, 1u << EMU_LOG_MAX_MKEY, 1);
 }
 

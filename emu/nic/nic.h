@@ -59,6 +59,7 @@ struct emu_nic {
     struct emu_table cqs;
     struct emu_table qps;
     struct emu_table srqs;
+    struct emu_table xrcds; /* nic/xrcd.c */
 
     /* Memory keys: the table under mkey_lock; a held key counts in its emu_mr's users. */
     pthread_rwlock_t mkey_lock;

@@ -11,6 +11,7 @@
 #include "nic/mr.h"
 #include "nic/nic.h"
 #include "nic/srq.h"
+#include "nic/xrcd.h"
 #include "prm/prm_qp.h"
 #include "prm/prm_qp_transport.h"
 
@@ -20,7 +21,10 @@ int emu_qp_create(struct emu_nic *nic, const struct emu_qp_params *p, struct emu
     struct emu_qp *qp;
     int64_t index;
 
-    if (tp == NULL || p->pd == NULL || p->send_cq == NULL || p->recv_cq == NULL || p->wq == 0 ||
+    bool tgt = p->xrcd != NULL;
+
+    if (tp == NULL || (tgt && !tp->xrc) ||
+        (!tgt && (p->pd == NULL || p->send_cq == NULL || p->recv_cq == NULL)) || p->wq == 0 ||
         p->dbrec == 0 || p->log_sq_size > EMU_LOG_MAX_QP_SZ || p->log_rq_size > EMU_LOG_MAX_QP_SZ ||
         p->log_rq_stride > 9)
         return EINVAL;
@@ -42,7 +46,9 @@ int emu_qp_create(struct emu_nic *nic, const struct emu_qp_params *p, struct emu
     pthread_mutex_init(&qp->post_lock, NULL);
     pthread_mutex_lock(&nic->lock);
     index = emu_table_insert(&nic->qps, qp);
-    if (index >= 0) {
+    if (index >= 0 && tgt) {
+        p->xrcd->users++;
+    } else if (index >= 0) {
         p->pd->users++;
         p->send_cq->users++;
         p->recv_cq->users++;
@@ -67,11 +73,15 @@ void emu_qp_unlist(struct emu_qp *qp)
 
     pthread_mutex_lock(&nic->lock);
     emu_table_remove(&nic->qps, qp->qpn & EMU_OBJ_INDEX_MASK);
-    qp->p.pd->users--;
-    qp->p.send_cq->users--;
-    qp->p.recv_cq->users--;
-    if (qp->p.srq != NULL)
-        qp->p.srq->users--;
+    if (qp->p.xrcd != NULL) {
+        qp->p.xrcd->users--;
+    } else {
+        qp->p.pd->users--;
+        qp->p.send_cq->users--;
+        qp->p.recv_cq->users--;
+        if (qp->p.srq != NULL)
+            qp->p.srq->users--;
+    }
     pthread_mutex_unlock(&nic->lock);
 }
 

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A queue pair as the device sees it (RC, UC, UD, DCI or DCT: prm_qp_transport.h).
+ * A queue pair as the device sees it (RC, UC, UD, XRC, DCI or DCT:
+ * prm_qp_transport.h). An XRC initiator QP has a send queue and no receive
+ * queue; an XRC target QP (p.xrcd set) has neither, no PD and no CQs: each
+ * request names an XRC SRQ of its domain, whose PD, receive WQEs and CQ
+ * serve it.
  * Its work queues are rings of mlx5 WQEs in host or GPU memory, laid out as
  * on ConnectX: the receive queue at the start of the buffer, the send queue
  * after it; the doorbell record holds two big-endian counters, [0] receive,
@@ -30,13 +34,15 @@ struct emu_cq;
 struct emu_srq;
 struct emu_uar;
 struct emu_peer;
+struct emu_xrcd;
 
 struct emu_qp_params {
-    uint8_t st; /* service type, PRM_QP_ST_* (RC, UC, UD) */
-    struct emu_pd *pd;
-    struct emu_cq *send_cq;
-    struct emu_cq *recv_cq;
+    uint8_t st;             /* service type, PRM_QP_ST_* (RC, UC, UD, XRC, DCI, DCT) */
+    struct emu_pd *pd;      /* NULL for an XRC target QP */
+    struct emu_cq *send_cq; /* NULL for an XRC target QP */
+    struct emu_cq *recv_cq; /* NULL for an XRC target QP */
     struct emu_srq *srq;    /* receives come from the SRQ instead of the RQ */
+    struct emu_xrcd *xrcd;  /* an XRC target QP's domain, or NULL */
     uint32_t log_sq_size;   /* send WQE slots of 64 bytes (basic blocks) */
     uint32_t log_rq_size;   /* receive WQEs; 0 entries when rq_size_zero */
     bool rq_size_zero;      /* no receive queue (DevX rq_wr = 0) */
@@ -139,7 +145,9 @@ struct emu_qp {
     bool wait_active;          /* the SQ is stalled on a WAIT WQE (guarded by lock) */
     bool tx_stalled;           /* the SQ waits for its connection's transmit queue (lock) */
     bool rq_err_watch;         /* in ERR: receives posted are flushed by the loop (lock) */
-    struct emu_last_atomic {   /* responder: the last atomic executed, for a resent request */
+    struct emu_srq
+            *rx_srq; /* XRC target: the SRQ of the request executing (lock; set per request) */
+    struct emu_last_atomic { /* responder: the last atomic executed, for a resent request */
         bool valid;
         uint8_t size;
         uint32_t psn;

@@ -7,16 +7,19 @@
 
 #include "common/emu_log.h"
 #include "nic/caps.h"
+#include "nic/cq.h"
 #include "nic/mem.h"
 #include "nic/nic.h"
 #include "nic/async_event.h"
+#include "nic/xrcd.h"
 
 int emu_srq_create(struct emu_nic *nic, const struct emu_srq_params *p, struct emu_srq **srq_out)
 {
     struct emu_srq *srq;
     int64_t index;
 
-    if (p->log_size > EMU_LOG_MAX_SRQ_SZ || p->ring == 0 || p->dbrec == 0)
+    if (p->log_size > EMU_LOG_MAX_SRQ_SZ || p->ring == 0 || p->dbrec == 0 ||
+        (p->xrcd != NULL) != (p->cq != NULL))
         return EINVAL;
     srq = calloc(1, sizeof(*srq));
     if (srq == NULL)
@@ -27,6 +30,10 @@ int emu_srq_create(struct emu_nic *nic, const struct emu_srq_params *p, struct e
     pthread_mutex_init(&srq->post_lock, NULL);
     pthread_mutex_lock(&nic->lock);
     index = emu_table_insert(&nic->srqs, srq);
+    if (index >= 0 && p->xrcd != NULL) {
+        p->xrcd->users++;
+        p->cq->users++;
+    }
     pthread_mutex_unlock(&nic->lock);
     if (index < 0) {
         EMU_LOG_ERR("device %s has no free SRQ number", nic->ibdev.name);
@@ -38,7 +45,7 @@ int emu_srq_create(struct emu_nic *nic, const struct emu_srq_params *p, struct e
     return 0;
 }
 
-int emu_srq_destroy(struct emu_srq *srq)
+int emu_srq_unlist(struct emu_srq *srq)
 {
     struct emu_nic *nic = srq->nic;
 
@@ -50,11 +57,19 @@ int emu_srq_destroy(struct emu_srq *srq)
         return EBUSY;
     }
     emu_table_remove(&nic->srqs, srq->srqn & EMU_OBJ_INDEX_MASK);
+    if (srq->p.xrcd != NULL) {
+        srq->p.xrcd->users--;
+        srq->p.cq->users--;
+    }
     pthread_mutex_unlock(&nic->lock);
+    return 0;
+}
+
+void emu_srq_free(struct emu_srq *srq)
+{
     pthread_mutex_destroy(&srq->lock);
     pthread_mutex_destroy(&srq->post_lock);
     free(srq);
-    return 0;
 }
 
 int64_t emu_srq_take(struct emu_srq *srq, void *wqe)
@@ -84,4 +99,11 @@ int64_t emu_srq_take(struct emu_srq *srq, void *wqe)
     if (limit_hit)
         emu_async_raise(srq->nic, srq->ibv.context, IBV_EVENT_SRQ_LIMIT_REACHED, &srq->ibv);
     return index & 0xffff;
+}
+
+struct emu_srq *emu_srq_lookup(struct emu_nic *nic, uint32_t srqn)
+{
+    if ((srqn >> EMU_OBJ_INDEX_BITS) != nic->endpoint_id)
+        return NULL;
+    return emu_table_get(&nic->srqs, srqn & EMU_OBJ_INDEX_MASK);
 }

@@ -3,7 +3,9 @@
  * A shared receive queue: a ring of receive WQEs (a 16-byte next segment,
  * then data segments; stride 16 << log_stride bytes) and a doorbell record
  * whose word [0] holds software's producer counter. The device consumes
- * WQEs in ring order for any QP attached to the SRQ.
+ * WQEs in ring order for any QP attached to the SRQ. An XRC SRQ belongs to
+ * an XRC domain and has its own CQ: it takes the messages that requests to
+ * any target QP of its domain name it for, and its completions go to its CQ.
  */
 #ifndef EMU_SRQ_H
 #define EMU_SRQ_H
@@ -15,6 +17,8 @@
 
 struct emu_nic;
 struct emu_pd;
+struct emu_cq;
+struct emu_xrcd;
 
 struct emu_srq_params {
     struct emu_pd *pd;
@@ -24,6 +28,8 @@ struct emu_srq_params {
     bool ring_gpu;
     uintptr_t dbrec;
     bool dbrec_gpu;
+    struct emu_xrcd *xrcd; /* an XRC SRQ's domain, or NULL */
+    struct emu_cq *cq;     /* an XRC SRQ's completion queue (NULL otherwise) */
 };
 
 struct emu_srq {
@@ -49,8 +55,13 @@ struct emu_srq {
 /* Creates the SRQ (SRQN assigned); errno-style. */
 int emu_srq_create(struct emu_nic *nic, const struct emu_srq_params *p, struct emu_srq **srq_out);
 
-/* EBUSY while QPs use it. */
-int emu_srq_destroy(struct emu_srq *srq);
+/* Takes the SRQ out of the device's table (no lookup finds it); EBUSY while QPs use it. */
+int emu_srq_unlist(struct emu_srq *srq);
+/* Frees an unlisted SRQ. */
+void emu_srq_free(struct emu_srq *srq);
+
+/* The SRQ with this number on this device, or NULL. Caller holds nic->lock. */
+struct emu_srq *emu_srq_lookup(struct emu_nic *nic, uint32_t srqn);
 
 /*
  * Takes the next posted WQE: copies it (stride bytes) to wqe and returns its

@@ -49,6 +49,14 @@
  * and `compare` the sender's GID (16 bytes as stored), `raddr` the packed
  * EMU_WIRE_DG_* fields below (other bits zero), dma_len zero.
  *
+ * Version 4 adds XRC requests and DC connections.
+ *
+ * XRC requests (version 4): a request (WRITE, WRITE_IMM, SEND, SEND_IMM,
+ * READ_REQ, ATOMIC) with F_XRC comes from an XRC initiator QP and names, in
+ * `xrc_srq`, the XRC SRQ it is for on the destination's device (the index
+ * of its SRQN, whose endpoint is the destination QPN's); `xrc_srq` is zero
+ * on every other frame.
+ *
  * DC (version 4): before its first request to a DC target (dst_qpn), and
  * whenever it moves on to another one, a DC initiator (src_qpn) sends
  * DC_CONNECT with `psn` the PSN of the request that follows and `compare`
@@ -110,6 +118,8 @@ enum emu_wire_type {
 #define EMU_WIRE_F_UNACKED      0x10
 /* A datagram (UD SEND/SEND_IMM): Q_Key, sender's GID and address fields as said above. */
 #define EMU_WIRE_F_DATAGRAM     0x20
+/* A request of an XRC initiator QP: xrc_srq names the XRC SRQ it is for. */
+#define EMU_WIRE_F_XRC          0x40
 
 /* A datagram's raddr: the sender's address vector as its GRH and the receiver's CQE show it. */
 #define EMU_WIRE_DG_TCLASS_SHIFT 56           /* traffic class, 8 bits */
@@ -140,7 +150,7 @@ struct emu_wire_hdr {
     uint32_t dma_len; /* READ_REQ: bytes to read */
     uint8_t op;       /* ATOMIC: PRM_WQE_OPCODE_ATOMIC_* (the WQE's opcode) */
     uint8_t opmod;    /* ATOMIC: the WQE's opcode modifier */
-    uint8_t reserved[2];
+    uint16_t xrc_srq; /* F_XRC: index of the XRC SRQ at the destination; else 0 */
     uint64_t swap_add;
     uint64_t compare;
 };

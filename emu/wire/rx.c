@@ -51,6 +51,12 @@ static bool rx_check_atomic(struct emu_conn *conn, const struct emu_wire_hdr *h)
     return true;
 }
 
+/* A request an XRC initiator QP sends (F_XRC). */
+static bool rx_is_request(uint8_t type)
+{
+    return (type >= EMU_WIRE_WRITE && type <= EMU_WIRE_READ_REQ) || type == EMU_WIRE_ATOMIC;
+}
+
 /* F_UNACKED only on data requests, never asking for an ACK; F_DATAGRAM as proto.h says. */
 static bool rx_check_unacked(struct emu_conn *conn, const struct emu_wire_hdr *h)
 {
@@ -94,8 +100,9 @@ static bool rx_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr *h)
         emu_wire_reject(conn, "payload too long", len);
         return false;
     }
-    if (h->reserved[0] != 0 || h->reserved[1] != 0) {
-        emu_wire_reject(conn, "reserved header bytes set", h->type);
+    if ((h->flags & EMU_WIRE_F_XRC) ? !rx_is_request(h->type) || (h->flags & EMU_WIRE_F_UNACKED)
+                                    : h->xrc_srq != 0) {
+        emu_wire_reject(conn, "XRC SRQ on a frame that cannot have one", h->type);
         return false;
     }
     if (h->type != EMU_WIRE_ATOMIC && (h->op != 0 || h->opmod != 0)) {

@@ -16,13 +16,15 @@
     (OP(RDMA_READ) | OP(ATOMIC_CS) | OP(ATOMIC_FA) | OP(ATOMIC_MASKED_CS) | OP(ATOMIC_MASKED_FA))
 
 static const struct prm_qp_transport prm_qp_transports[] = {
-        {PRM_QP_ST_RC, "RC", true, true, PRM_QP_DC_NONE,
+        {PRM_QP_ST_RC, "RC", true, true, false, PRM_QP_DC_NONE,
          LOCAL_OPS | SEND_OPS | WRITE_OPS | RESP_OPS},
-        {PRM_QP_ST_UC, "UC", false, true, PRM_QP_DC_NONE, LOCAL_OPS | SEND_OPS | WRITE_OPS},
-        {PRM_QP_ST_UD, "UD", false, false, PRM_QP_DC_NONE, LOCAL_OPS | SEND_OPS},
-        {PRM_QP_ST_DCI, "DCI", true, true, PRM_QP_DC_DCI,
+        {PRM_QP_ST_UC, "UC", false, true, false, PRM_QP_DC_NONE, LOCAL_OPS | SEND_OPS | WRITE_OPS},
+        {PRM_QP_ST_UD, "UD", false, false, false, PRM_QP_DC_NONE, LOCAL_OPS | SEND_OPS},
+        {PRM_QP_ST_XRC, "XRC", true, true, true, PRM_QP_DC_NONE,
          LOCAL_OPS | SEND_OPS | WRITE_OPS | RESP_OPS},
-        {PRM_QP_ST_DCT, "DCT", true, true, PRM_QP_DC_DCT, 0},
+        {PRM_QP_ST_DCI, "DCI", true, true, false, PRM_QP_DC_DCI,
+         LOCAL_OPS | SEND_OPS | WRITE_OPS | RESP_OPS},
+        {PRM_QP_ST_DCT, "DCT", true, true, false, PRM_QP_DC_DCT, 0},
 };
 
 #define PRM_QP_TRANSPORT_COUNT (sizeof(prm_qp_transports) / sizeof(prm_qp_transports[0]))

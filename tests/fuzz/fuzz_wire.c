@@ -28,7 +28,8 @@
  *        bit 7     no receives posted (else 4)
  *
  *   0x00-0x7f  a frame from a template: type = b & 0x0f (1..12 the wire type,
- *              13 ACK, 14 NAK, 15 READ_RESP, 0: the next byte, any value);
+ *              13 ACK, 14 NAK, 15 READ_RESP, 0: the next byte, any value, so
+ *              DC_CONNECT as 0 then 13);
  *              then, in this order:
  *                b & 0x10 clear: 1 byte d, psn = base + (int8)d, base being
  *                         sq_psn for responses (the requests in flight) and
@@ -37,7 +38,7 @@
  *                b & 0x40 1 byte m, then for each bit of m set: 0 flags,
  *                         1 syndrome, 2 src_qpn (4), 3 dst_qpn (4), 4 imm (4),
  *                         5 rkey (4) + raddr (8), 6 dma_len (4), 7 op, opmod,
- *                         reserved[2] (4) + swap_add (8) + compare (8)
+ *                         xrc_srq (4) + swap_add (8) + compare (8)
  *                b & 0x20 2 bytes payload length L, then the payload from the
  *                         input (zero-padded to L); clear: the type's own
  *                         length (READ_RESP 64, ATOMIC_RESP 8, data 16,
@@ -190,15 +191,16 @@ static void wire_peer_frame(const struct emu_wire_hdr *h)
 
     fw.frames_in++;
     if (be32toh(h->magic) != EMU_WIRE_MAGIC || h->version != EMU_WIRE_VERSION ||
-        h->type < EMU_WIRE_HELLO || h->type >= EMU_WIRE_TYPE_END || h->reserved[0] != 0 ||
-        h->reserved[1] != 0 || len > EMU_WIRE_MAX_PAYLOAD)
+        h->type < EMU_WIRE_HELLO || h->type >= EMU_WIRE_TYPE_END ||
+        (h->xrc_srq != 0 && !(h->flags & EMU_WIRE_F_XRC)) || len > EMU_WIRE_MAX_PAYLOAD)
         sm5h_die("fuzz_wire: the device sent a malformed frame (type %u, payload %u)", h->type,
                  len);
     if (h->type != EMU_WIRE_ATOMIC && (h->op != 0 || h->opmod != 0))
         sm5h_die("fuzz_wire: the device sent frame type %u with atomic opcode 0x%x/0x%x", h->type,
                  h->op, h->opmod);
     if ((h->type == EMU_WIRE_ACK || h->type == EMU_WIRE_NAK || h->type == EMU_WIRE_READ_REQ ||
-         h->type == EMU_WIRE_HELLO || h->type == EMU_WIRE_PULL_OK) &&
+         h->type == EMU_WIRE_HELLO || h->type == EMU_WIRE_PULL_OK ||
+         h->type == EMU_WIRE_DC_CONNECT) &&
         len != 0)
         sm5h_die("fuzz_wire: the device sent frame type %u with a %u-byte payload", h->type, len);
     if (h->type == EMU_WIRE_ATOMIC_RESP && len != 4 && len != 8)
@@ -696,8 +698,7 @@ static void wire_template(struct wire_rd *r, uint8_t b)
         if (m & 0x80) {
             h.op = rd_u8(r);
             h.opmod = rd_u8(r);
-            h.reserved[0] = rd_u8(r);
-            h.reserved[1] = rd_u8(r);
+            h.xrc_srq = htobe16(rd_be16(r));
             h.swap_add = htobe64(rd_be64(r));
             h.compare = htobe64(rd_be64(r));
         }
@@ -953,7 +954,7 @@ static void seed_raw(struct sm5h_seed *s, struct emu_wire_hdr *h, uint32_t len)
 
 static void wire_write_seeds(const char *dir)
 {
-    static struct sm5h_seed seeds[32];
+    static struct sm5h_seed seeds[40];
     const uint32_t S = 0x100, R = 0x200, qpn = fw.qp->qpn, rkey = fw.mr->rkey;
     struct emu_wire_hdr h;
     struct sm5h_seed *s;
@@ -1071,6 +1072,20 @@ static void wire_write_seeds(const char *dir)
     sm5h_seed_put(s, "\x00\xc7\x0a\x02\xc1", 5);
     SEED("err_then_resp", 0, -1);
     sm5h_seed_put(s, "\x00\xc5\x0f\x00\x0a\x02", 6);
+    /* Version 4: a DC_CONNECT for the RC QP (no DCT), a write with F_XRC (no XRC target). */
+    SEED("req_dc_connect", -1, -1);
+    sm5h_seed_u8(s, 0x03);
+    emu_wire_hdr_init(&h, EMU_WIRE_DC_CONNECT, WIRE_FAKE_QPN, qpn, R);
+    h.compare = htobe64(0x1122334455667788ull);
+    seed_raw(s, &h, 0);
+    SEED("req_write_xrc", -1, -1);
+    sm5h_seed_u8(s, 0x03);
+    emu_wire_hdr_init(&h, EMU_WIRE_WRITE, WIRE_FAKE_QPN, qpn, R);
+    h.flags = EMU_WIRE_F_XRC | EMU_WIRE_F_ACK_REQ;
+    h.xrc_srq = htobe16(1);
+    h.rkey = htobe32(rkey);
+    h.raddr = htobe64(WIRE_IOVA + WIRE_T_WRITE);
+    seed_raw(s, &h, 16);
     SEED("bad_frames", -1, -1);
     sm5h_seed_put(s, "\x03\x01\x00\x0c\x00\x00\x0e\x00\x20\x00\x08SML5xxxx", 17);
     SEED("garbage", -1, -1);

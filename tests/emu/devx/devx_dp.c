@@ -188,6 +188,9 @@ static int dp_qp_make(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp
                                                 .dbr_umem_id = q->umem->umem_id,
                                                 .dbr_offset = q->qp_dbr_off});
     PRM_SET(PRM_AT(in, PRM_CREATE_QP_IN_QPC), PRM_QPC_ST, qp_st);
+    q->no_rq = qp_st == PRM_QP_ST_XRC;
+    if (q->no_rq)
+        PRM_SET(PRM_AT(in, PRM_CREATE_QP_IN_QPC), PRM_QPC_RQ_TYPE, PRM_QP_RQ_TYPE_ZERO_SIZE);
     if (no_dbr)
         PRM_SET(PRM_AT(in, PRM_CREATE_QP_IN_QPC), PRM_QPC_SEND_DBR_MODE,
                 PRM_QP_SEND_DBR_MODE_NO_DBR_EXT);
@@ -293,7 +296,7 @@ int dp_qp_ready_ud(struct dp_qp *q, uint32_t qkey)
 
 static uint8_t *dp_sq_base(const struct dp_qp *q)
 {
-    return q->ring + q->wq_off + ((size_t)64 << q->log_rq);
+    return q->ring + q->wq_off + (q->no_rq ? 0 : (size_t)64 << q->log_rq);
 }
 
 uint32_t dp_post(struct dp_qp *q, const struct dp_wqe *w)

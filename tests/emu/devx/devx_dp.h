@@ -82,6 +82,7 @@ struct dp_qp {
     uint32_t cq_ci;   /* CQEs consumed */
     uint64_t last_db; /* first 8 bytes of the last WQE's control segment */
     bool no_dbr;
+    bool no_rq;   /* an XRC initiator: a zero-size receive queue */
     uint8_t *buf; /* data buffer, DP_BUF_SIZE bytes */
     struct ibv_mr *mr;
 };
@@ -115,7 +116,10 @@ int dp_qp_create(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, 
 /* The same, with the CQ context's st (PRM: 0x0 not armed, 0x6 / 0x9 armed) at creation. */
 int dp_qp_create_st(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q, uint32_t log_cq,
                     uint32_t log_sq, uint32_t log_rq, bool no_dbr, uint32_t cq_st);
-/* The same with another service type (qpc.st: PRM_QP_ST_UC, PRM_QP_ST_UD), CQ not armed. */
+/*
+ * The same with another service type (qpc.st: PRM_QP_ST_UC, PRM_QP_ST_UD, or
+ * PRM_QP_ST_XRC: an XRC initiator, with no receive queue), CQ not armed.
+ */
 int dp_qp_create_type(struct dp_dev *dev, const struct dp_mem *mem, struct dp_qp *q,
                       uint32_t log_cq, uint32_t log_sq, uint32_t log_rq, uint32_t qp_st);
 void dp_qp_destroy(struct dp_qp *q);

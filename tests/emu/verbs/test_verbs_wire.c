@@ -103,16 +103,28 @@ static void test_malformed(void)
         two[64 + 45] = 0x08;
         VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
                  "masked atomic without masks: connection dropped");
-        /* A write with a reserved header byte set. */
+        /* A write naming an XRC SRQ without being an XRC request. */
         memcpy(two + 64, hdr, 64);
         two[64 + 5] = 2;
         two[64 + 46] = 1;
         VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
-                 "reserved byte set: connection dropped");
+                 "XRC SRQ without F_XRC: connection dropped");
+    }
+    {
+        uint8_t three[132];
+
+        /* A DC_CONNECT (version 4) carrying a payload, which it never has. */
+        memcpy(three, hdr, 64);
+        memcpy(three + 64, hdr, 64);
+        three[64 + 5] = 13; /* DC_CONNECT */
+        three[64 + 27] = 4; /* payload_len */
+        memset(three + 128, 0, 4);
+        VU_CHECK(send_garbage(a.qp->qp_num >> 16, three, sizeof(three)),
+                 "DC_CONNECT with a payload: connection dropped");
     }
     hdr[4] = 9; /* bad version */
     VU_CHECK(send_garbage(a.qp->qp_num >> 16, hdr, sizeof(hdr)), "bad version: dropped");
-    VU_CHECK(rejected(c.ctx->device) == 5, "five malformed frames counted (%lu)",
+    VU_CHECK(rejected(c.ctx->device) == 6, "six malformed frames counted (%lu)",
              (unsigned long)rejected(c.ctx->device));
     /* The device still works. */
     vu_info_of(&c, &a, &ia);

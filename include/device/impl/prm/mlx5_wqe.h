@@ -126,6 +126,16 @@ GDAKI_STATIC_ASSERT(sizeof(struct prm_wqe_ctrl_seg) == 16, "ctrl segment is 16 b
 GDAKI_STATIC_ASSERT((PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE) <= (PRM_WQE_MAX_BB * PRM_WQE_BB_SIZE),
                     "a WQE of PRM_WQE_MAX_DS fits PRM_WQE_MAX_BB basic blocks");
 
+/*
+ * XRC segment of an XRC initiator QP's send WQE, right after the control
+ * segment: the XRC SRQ at the destination that the request is for.
+ */
+struct prm_wqe_xrc_seg {
+    gdaki_be32_t xrc_srqn; /* [23:0] */
+    uint8_t reserved[12];
+};
+GDAKI_STATIC_ASSERT(sizeof(struct prm_wqe_xrc_seg) == 16, "XRC segment is 16 bytes");
+
 /* Remote address segment: RDMA WRITE/READ and atomics. */
 struct prm_wqe_raddr_seg {
     gdaki_be64_t raddr;
