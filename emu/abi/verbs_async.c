@@ -57,20 +57,6 @@ static bool books_of(enum emu_async_kind kind, void *element, struct async_books
     }
 }
 
-static void *event_object(const struct ibv_async_event *ev)
-{
-    switch (emu_async_kind_of(ev->event_type)) {
-    case EMU_ASYNC_CQ:
-        return ev->element.cq;
-    case EMU_ASYNC_SRQ:
-        return ev->element.srq;
-    case EMU_ASYNC_PORT:
-        return NULL;
-    default:
-        return ev->element.qp;
-    }
-}
-
 EMU_EXPORT int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
     struct async_books b;
@@ -85,7 +71,7 @@ EMU_EXPORT int ibv_get_async_event(struct ibv_context *context, struct ibv_async
         if (read(context->async_fd, &count, sizeof(count)) != sizeof(count))
             return -1;
     } while (emu_async_pop(emu_nic_of_ctx(context), context, event) != 0);
-    if (books_of(emu_async_kind_of(event->event_type), event_object(event), &b))
+    if (books_of(emu_async_kind_of(event->event_type), emu_async_element(event), &b))
         __atomic_add_fetch(b.delivered, 1, __ATOMIC_RELEASE);
     return 0;
 }
@@ -94,7 +80,8 @@ EMU_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
     struct async_books b;
 
-    if (event == NULL || !books_of(emu_async_kind_of(event->event_type), event_object(event), &b))
+    if (event == NULL ||
+        !books_of(emu_async_kind_of(event->event_type), emu_async_element(event), &b))
         return;
     pthread_mutex_lock(b.mutex);
     ++*b.acked;

@@ -199,8 +199,7 @@ int emu_async_pop(struct emu_nic *nic, struct ibv_context *ctx, struct ibv_async
     return err;
 }
 
-/* The element an event names, compared by address only (the object may be gone). */
-static const void *event_element(const struct ibv_async_event *ev)
+void *emu_async_element(const struct ibv_async_event *ev)
 {
     switch (emu_async_kind_of(ev->event_type)) {
     case EMU_ASYNC_CQ:
@@ -236,7 +235,7 @@ void emu_async_closing(struct emu_nic *nic, const void *element, struct emu_asyn
         for (uint32_t i = q->head; i != q->tail; i++) {
             struct ibv_async_event *ev = &q->events[i % ASYNC_QUEUE_DEPTH];
 
-            if (event_element(ev) != element)
+            if (emu_async_element(ev) != element)
                 q->events[kept++ % ASYNC_QUEUE_DEPTH] = *ev;
         }
         q->tail = kept;

@@ -22,6 +22,9 @@ enum emu_async_kind { EMU_ASYNC_QP, EMU_ASYNC_CQ, EMU_ASYNC_SRQ, EMU_ASYNC_PORT 
 
 enum emu_async_kind emu_async_kind_of(enum ibv_event_type type);
 
+/* The QP, CQ or SRQ handle an event names; NULL for a port event. */
+void *emu_async_element(const struct ibv_async_event *ev);
+
 /* Registers ctx for events: its async fd, or -1 with errno set. */
 int emu_async_open(struct emu_nic *nic, struct ibv_context *ctx);
 
