@@ -96,7 +96,7 @@ uint64_t emu_wire_pushed_bytes(struct ibv_device *device);
  * answer): counted per device, for tests (emu_rx_dropped).
  */
 enum emu_drop {
-    EMU_DROP_NO_QP,     /* a datagram or UC message for a QPN the device does not have */
+    EMU_DROP_NO_QP,     /* a request for a QPN the device does not have (any more) */
     EMU_DROP_NOT_READY, /* the QP does not receive (RESET, INIT, ERR) */
     EMU_DROP_QKEY,      /* a datagram whose Q_Key is not the QP's */
     EMU_DROP_TOO_LONG,  /* a datagram larger than the port MTU */

@@ -361,16 +361,31 @@ static int resp_data_complete(struct emu_qp *qp, struct emu_conn *conn,
                               const struct emu_wire_hdr *h, int64_t rindex, uint32_t len,
                               uint32_t psn)
 {
+    bool now = (h->flags & EMU_WIRE_F_ACK_REQ) != 0;
+    int rc = 0;
+
     if (h->type != EMU_WIRE_WRITE) {
         uint8_t op = h->type == EMU_WIRE_WRITE_IMM  ? PRM_CQE_OPCODE_RESP_WR_IMM
                      : h->type == EMU_WIRE_SEND_IMM ? PRM_CQE_OPCODE_RESP_SEND_IMM
                                                     : PRM_CQE_OPCODE_RESP_SEND;
 
+        /*
+         * An ACK asked for at once leaves before the receive's CQE, as a NIC
+         * acknowledges before software can react: this side's program may
+         * exit as soon as it sees the CQE (ibv_srq_pingpong's server did,
+         * and its client's last send then failed with retry-exceeded).
+         */
+        if (now) {
+            rc = resp_ack_defer(qp, conn, psn, len, true);
+            engine_ack_flush(conn);
+        }
         engine_cqe_resp(qp, op, (uint32_t)rindex, len, h->imm,
                         be32toh(h->src_qpn) & PRM_CQE_QPN_MASK, 0,
                         (h->flags & EMU_WIRE_F_SOLICITED) != 0);
+        if (now)
+            return rc;
     }
-    return resp_ack_defer(qp, conn, psn, len, (h->flags & EMU_WIRE_F_ACK_REQ) != 0);
+    return resp_ack_defer(qp, conn, psn, len, now);
 }
 
 /*

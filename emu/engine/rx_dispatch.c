@@ -124,12 +124,14 @@ static int dispatch_frame(struct emu_conn *conn, const struct emu_wire_hdr *h,
     if (qp == NULL) {
         if (dispatch_is_response(h->type)) /* the requester was destroyed meanwhile */
             return 0;
-        if (h->flags & EMU_WIRE_F_UNACKED) { /* UC, UD: lost, as on a link */
-            engine_drop(nic, EMU_DROP_NO_QP);
-            return 0;
-        }
-        emu_wire_reject(conn, "request for an unknown QPN", dst);
-        return -1;
+        /*
+         * No such QP (any more: a peer destroys its QPs while ours still
+         * resend): dropped and counted, as a NIC drops it. The connection
+         * is every QP pair's between the two devices and stays; an RC
+         * requester's retries then run out on that QP alone.
+         */
+        engine_drop(nic, EMU_DROP_NO_QP);
+        return 0;
     }
     if (dispatch_is_response(h->type))
         return engine_response(qp, conn, h, payload, sink);

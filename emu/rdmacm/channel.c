@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -235,10 +236,16 @@ static struct cm_event *cm_channel_pop(struct cm_channel *chan)
     return ev;
 }
 
-/* The next event of a channel (looked up again after each wait: it may be destroyed meanwhile). */
+/*
+ * The next event of a channel (looked up again after each wait: it may be
+ * destroyed meanwhile). A channel destroyed while this thread waited on it
+ * leaves the call blocked for good, as a read of rdma-core's fd stays
+ * blocked when another thread closes it: programs such as rping destroy the
+ * channel under their CM thread and exit, and must not see an error there.
+ */
 static int cm_get_event(struct rdma_event_channel *pub, struct rdma_cm_event **event)
 {
-    for (;;) {
+    for (bool waited = false;; waited = true) {
         struct cm_channel *chan;
         struct cm_event *ev;
         int fd;
@@ -247,6 +254,8 @@ static int cm_get_event(struct rdma_event_channel *pub, struct rdma_cm_event **e
         chan = cm_channel_of(pub);
         if (chan == NULL) {
             pthread_mutex_unlock(&cm_lock);
+            while (waited)
+                pause();
             return CM_REFUSE_AS("rdma_get_cm_event", EINVAL, "no channel, or one destroyed");
         }
         ev = cm_channel_pop(chan);

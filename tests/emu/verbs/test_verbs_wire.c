@@ -7,6 +7,7 @@
  * timeout (run with --retry-timeout 500).
  */
 #include <dlfcn.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,8 +32,12 @@ static long now_ms(void)
     return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Connects to endpoint `ep` of this host's 127.0.0.1 devices, sends bytes, waits for the close. */
-static bool send_garbage(uint32_t ep, const void *bytes, size_t len)
+/*
+ * Connects to endpoint `ep` of this host's 127.0.0.1 devices and sends
+ * bytes: whether the device closes the connection within wait_ms (-1: waits
+ * for the close).
+ */
+static bool send_frames(uint32_t ep, const void *bytes, size_t len, int wait_ms)
 {
     struct sockaddr_un addr;
     int fd = socket(AF_UNIX, SOCK_STREAM, 0), n;
@@ -50,15 +55,28 @@ static bool send_garbage(uint32_t ep, const void *bytes, size_t len)
         close(fd);
         return false;
     }
+    if (wait_ms >= 0 && poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, wait_ms) == 0) {
+        close(fd);
+        return false; /* still open */
+    }
     n = (int)read(fd, &c, 1); /* the device closes the connection */
     close(fd);
     return n == 0;
+}
+
+/* Sends bytes and waits for the device to close the connection, as it does on a bad frame. */
+static bool send_garbage(uint32_t ep, const void *bytes, size_t len)
+{
+    return send_frames(ep, bytes, len, -1);
 }
 
 static void test_malformed(void)
 {
     uint64_t (*rejected)(struct ibv_device *) =
             (uint64_t(*)(struct ibv_device *))dlsym(RTLD_DEFAULT, "emu_wire_rejected_frames");
+    uint64_t (*dropped)(struct ibv_device *, int) =
+            (uint64_t(*)(struct ibv_device *, int))dlsym(RTLD_DEFAULT, "emu_rx_dropped");
+    uint64_t no_qp;
     struct vu_ctx c;
     struct vu_end a, b;
     struct vu_info ia, ib;
@@ -70,6 +88,7 @@ static void test_malformed(void)
     if (rejected == NULL || vu_open(&c) || vu_end_create(&c, &a, 16, 4, 4, ACCESS_ALL) ||
         vu_end_create(&c, &b, 16, 4, 4, ACCESS_ALL))
         return;
+    no_qp = dropped != NULL ? dropped(c.ctx->device, 0) : 0;
     memset(junk, 0xa5, sizeof(junk));
     VU_CHECK(send_garbage(a.qp->qp_num >> 16, junk, sizeof(junk)), "garbage: connection dropped");
     VU_CHECK(rejected(c.ctx->device) == 1, "garbage counted (%lu)",
@@ -88,8 +107,11 @@ static void test_malformed(void)
         two[64 + 5] = 2;     /* WRITE */
         two[64 + 13] = 0x7f; /* dst QPN 0x??7f.. of nobody */
         two[64 + 14] = 0x7f;
-        VU_CHECK(send_garbage(a.qp->qp_num >> 16, two, sizeof(two)),
-                 "unknown QPN: connection dropped");
+        /* As a NIC drops it: counted; the connection, every QP pair's, stays. */
+        VU_CHECK(!send_frames(a.qp->qp_num >> 16, two, sizeof(two), 300),
+                 "unknown QPN: the connection stays");
+        VU_CHECK(dropped != NULL && dropped(c.ctx->device, 0 /* EMU_DROP_NO_QP */) == no_qp + 1,
+                 "unknown QPN: the request is counted as dropped");
     }
     {
         uint8_t two[128];
@@ -124,7 +146,7 @@ static void test_malformed(void)
     }
     hdr[4] = 9; /* bad version */
     VU_CHECK(send_garbage(a.qp->qp_num >> 16, hdr, sizeof(hdr)), "bad version: dropped");
-    VU_CHECK(rejected(c.ctx->device) == 6, "six malformed frames counted (%lu)",
+    VU_CHECK(rejected(c.ctx->device) == 5, "five malformed frames counted (%lu)",
              (unsigned long)rejected(c.ctx->device));
     /* The device still works. */
     vu_info_of(&c, &a, &ia);
