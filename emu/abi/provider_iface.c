@@ -45,7 +45,8 @@ EMU_EXPORT void compat_register_driver_1_1(const char *name)
 __asm__(".symver compat_register_driver_1_1, ibv_register_driver@IBVERBS_1.1");
 
 /* A provider's log line (ctx, its level, a format): written to softmlx5's log at debug level. */
-EMU_EXPORT void __verbs_log(void *ctx, uint32_t level, const char *fmt, ...);
+EMU_EXPORT void __verbs_log(void *ctx, uint32_t level, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 EMU_EXPORT void __verbs_log(void *ctx, uint32_t level, const char *fmt, ...)
 {
     char line[256];
