@@ -272,28 +272,30 @@ void engine_waits(struct emu_nic *nic)
     engine_each_qp(nic, engine_wait_check, NULL);
 }
 
-/* Fails qp's outstanding work when it was waiting on the lost connection. */
+/*
+ * The connection qp's outstanding work waited on is lost. UC: nothing waits
+ * for an answer, what had not left yet is lost with the link, as a wire
+ * loses it, and completes. RC, XRC, DC: the requests stay outstanding, as on
+ * a NIC that cannot tell a dead peer from a slow one: their timers resend
+ * them, then fail them with retry-exceeded once the QP's retries are spent
+ * (engine_timer_check). Either way a peer that exits right after its last
+ * receive does not fail our last send while we still take our completions.
+ */
 static bool engine_conn_lost_check(struct emu_qp *qp, void *arg)
 {
     struct emu_conn *conn = arg;
 
     if (qp->peer != conn || qp->pending_head == qp->pending_tail || qp->state == PRM_QP_STATE_ERR)
         return false;
-    if (!qp->tp->acked) {
-        /*
-         * UC: nothing waits for an answer. What had not left yet is lost
-         * with the link, as a wire loses it, and completes: a peer that
-         * exits right after its last receive does not fail our last send.
-         */
-        for (uint32_t i = qp->pending_head; i != qp->pending_tail; i++)
-            qp->pending[i & (qp->pending_size - 1)].done = true;
-        engine_complete(qp);
-        return true;
+    if (qp->tp->acked) {
+        EMU_LOG_DBG("QP 0x%x: connection to endpoint %u lost with work outstanding: it fails "
+                    "once its retries are spent",
+                    qp->qpn, emu_conn_peer_ep(conn));
+        return false;
     }
-    EMU_LOG_ERR("QP 0x%x: connection to endpoint %u lost with work outstanding: transport retry "
-                "counter exceeded",
-                qp->qpn, emu_conn_peer_ep(conn));
-    engine_qp_fail(qp, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+    for (uint32_t i = qp->pending_head; i != qp->pending_tail; i++)
+        qp->pending[i & (qp->pending_size - 1)].done = true;
+    engine_complete(qp);
     return true;
 }
 

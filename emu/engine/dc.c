@@ -103,7 +103,7 @@ uint8_t engine_dci_route(struct emu_qp *qp, const struct engine_wqe *w, bool *st
     qp->dc.key = key;
     qp->dc.valid = true;
     pthread_mutex_unlock(&qp->lock);
-    __atomic_add_fetch(&qp->nic->engine->peered, delta, __ATOMIC_RELAXED);
+    engine_peered(qp->nic->engine, delta);
     if (old != NULL)
         emu_conn_put(old);
     *switched = true;

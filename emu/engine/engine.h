@@ -104,6 +104,7 @@ enum emu_drop {
     EMU_DROP_PSN_GAP,   /* UC: a PSN gap (messages before it were lost) */
     EMU_DROP_REFUSED,   /* UC: a key, access or placement check failed */
     EMU_DROP_MISMATCH,  /* a request of another service type, or not from the remote QP */
+    EMU_DROP_GONE,      /* a same-host request whose sender process exited before we read it */
     EMU_DROP_COUNT
 };
 uint64_t emu_rx_dropped(struct ibv_device *device, int why);

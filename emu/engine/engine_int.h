@@ -55,6 +55,8 @@ struct emu_engine {
 void engine_kick(struct emu_engine *e);
 /* A WQE was executed (+1) or completed (-1); the loop runs timers while any is outstanding. */
 void engine_inflight(struct emu_engine *e, int delta);
+/* A QP was connected to a peer (+1) or let go of it (-1): the loop beats while any is. */
+void engine_peered(struct emu_engine *e, int delta);
 /* Calls check(qp, arg) with qp->lock held for every QP; runs the SQ again when it says so. */
 void engine_each_qp(struct emu_nic *nic, bool (*check)(struct emu_qp *qp, void *arg), void *arg);
 
@@ -126,6 +128,8 @@ void engine_wait_arm(struct emu_qp *qp, bool on);
 #define ENGINE_RECV_WQE_MAX (16u << 9)
 /* The next receive WQE (RQ or SRQ) copied into wqe; its index, or -1 when none is posted. */
 int64_t engine_recv_take(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg);
+/* Puts back the receive WQE engine_recv_take just returned (a message lost after all). */
+void engine_recv_untake(struct emu_qp *qp, uint32_t index);
 /* Bytes of one receive WQE of the QP (its SRQ's, if it has one). */
 uint32_t engine_recv_stride(const struct emu_qp *qp);
 /* The SRQ receives come from: the QP's, or an XRC target's for this request (NULL: the RQ). */

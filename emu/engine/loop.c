@@ -57,6 +57,18 @@ void engine_inflight(struct emu_engine *e, int delta)
     __atomic_add_fetch(&e->inflight, delta, __ATOMIC_RELAXED);
 }
 
+void engine_peered(struct emu_engine *e, int delta)
+{
+    /*
+     * The first connected QP wakes the loop: it may be asleep with no time
+     * limit, and its requests' timers are found only by a loop that wakes
+     * (a first request the peer drops, its QP not yet ready, would wait for
+     * its retry for ever).
+     */
+    if (__atomic_fetch_add(&e->peered, delta, __ATOMIC_RELAXED) == 0 && delta > 0)
+        engine_kick(e);
+}
+
 void engine_each_qp(struct emu_nic *nic, bool (*check)(struct emu_qp *qp, void *arg), void *arg)
 {
     for (uint32_t i = 0;; i++) {

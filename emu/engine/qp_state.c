@@ -87,7 +87,7 @@ int emu_engine_qp_destroy(struct emu_qp *qp)
     pthread_mutex_unlock(&qp->sq_lock);
     if (qp->peer != NULL) {
         emu_conn_put(qp->peer);
-        __atomic_sub_fetch(&e->peered, 1, __ATOMIC_RELAXED);
+        engine_peered(e, -1);
     }
     if (qp->p.uar != NULL)
         __atomic_sub_fetch(&e->uar_watchers, 1, __ATOMIC_RELAXED);
@@ -187,7 +187,7 @@ int emu_engine_qp_modify(struct emu_qp *qp, uint8_t from, uint8_t to,
         if (qp->peer != NULL)
             emu_conn_put(qp->peer);
         qp->peer = conn;
-        __atomic_add_fetch(&qp->nic->engine->peered, delta, __ATOMIC_RELAXED);
+        engine_peered(qp->nic->engine, delta);
         qp->expected_psn = a.rq_psn;
     }
     if (from == PRM_QP_STATE_RTR && to == PRM_QP_STATE_RTS) {

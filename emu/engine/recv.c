@@ -45,6 +45,16 @@ int64_t engine_recv_take(struct emu_qp *qp, uint8_t *wqe, uint32_t *first_seg)
     return qp->rq_consumer++ & 0xffff;
 }
 
+void engine_recv_untake(struct emu_qp *qp, uint32_t index)
+{
+    struct emu_srq *srq = engine_recv_srq(qp);
+
+    if (srq != NULL)
+        emu_srq_untake(srq, index);
+    else if (((qp->rq_consumer - 1) & 0xffff) == index)
+        qp->rq_consumer--;
+}
+
 uint32_t engine_recv_stride(const struct emu_qp *qp)
 {
     const struct emu_srq *srq = engine_recv_srq(qp);

@@ -284,6 +284,17 @@ static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, st
     else if (e->signaled || (qp->pending_tail - qp->pending_head) * 2 >= qp->pending_size)
         h->flags |= EMU_WIRE_F_ACK_REQ;
     pthread_mutex_unlock(&qp->lock);
+    if (conn == NULL || emu_conn_dead(conn)) {
+        /*
+         * Lost with its link, as a packet to a peer that stopped answering:
+         * its timer resends it, then fails it once the QP's retries are spent
+         * (engine_timer_check), as a NIC does. A peer that exits right after
+         * its last completion does not fail the request we just posted while
+         * we still take our last completions.
+         */
+        engine_sgl_release(l);
+        return;
+    }
     h->psn = htobe32(psn);
     if (carries && sq_pull_ok(qp, conn, l)) {
         /* The payload is where the data is; the message length goes in dma_len. */
@@ -343,13 +354,14 @@ static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, st
     h->payload_len = htobe32(payload);
     err = emu_conn_send(conn, h, iov, iovcnt, release, arg);
     engine_sgl_release(l);
-    /* Unacknowledged, the request is done once it left (or was lost with its link). */
+    /*
+     * Unacknowledged, the request is done once it left (or was lost with its
+     * link); acknowledged and lost with its link, its timer resends it.
+     */
     if (err == EFAULT)
         sq_request_done(qp, psn, PRM_CQE_SYNDROME_LOCAL_PROT_ERR);
     else if (!qp->tp->acked)
         sq_request_done(qp, psn, 0);
-    else if (err != 0)
-        sq_request_done(qp, psn, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 }
 
 /*
@@ -679,15 +691,13 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
     if (synd == 0 && l.bytes > (qp->tp->connected ? 1u << EMU_LOG_MAX_MSG : EMU_MTU_BYTES))
         synd = PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
     lost = synd == 0 && (conn == NULL || emu_conn_dead(conn));
-    if (lost && qp->tp->acked)
-        synd = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
-    if (synd != 0 || lost) {
+    if (synd != 0 || (lost && !qp->tp->acked)) {
         /* Unacknowledged with no way to its destination: lost, and complete all the same. */
         uint32_t bytes = synd == 0 ? l.bytes : 0;
 
         engine_sgl_release(&l);
         sq_done_local(qp, index, &w, bytes, synd);
-    } else if (direct && engine_direct_write(qp, &h, &l)) {
+    } else if (direct && !lost && engine_direct_write(qp, &h, &l)) {
         uint32_t bytes = l.bytes;
 
         engine_sgl_release(&l);

@@ -409,7 +409,7 @@ static int resp_data_failed(struct emu_qp *qp, struct emu_conn *conn, uint8_t ty
 
 /*
  * WRITE, WRITE_IMM, SEND, SEND_IMM: payload placed, then ACK (or NAK).
- * Returns 0, 1 (RNR: the same PSN is expected again), RESP_PENDING (a large
+ * Returns 0, 1 (RNR, or lost: the same PSN is expected again), RESP_PENDING (a large
  * payload is arriving into *sink), or -1.
  */
 static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
@@ -485,6 +485,20 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     if (err == 0 && h->type == EMU_WIRE_WRITE && len > 0 && qp->tp->acked && !qp->tp->xrc)
         engine_direct_grant(qp, conn, &t);
     engine_sgl_release(&t);
+    if (err == ESRCH) {
+        /*
+         * The requester's process exited before we read the message from it
+         * (single copy): lost, as a message a NIC had not sent yet. Nobody
+         * waits for its answer, and the receive stays for the next message.
+         */
+        EMU_LOG_DBG("QP 0x%x: the sender of PSN 0x%x exited before its payload was read: "
+                    "dropped",
+                    qp->qpn, psn);
+        if (rindex >= 0)
+            engine_recv_untake(qp, (uint32_t)rindex);
+        engine_drop(qp->nic, EMU_DROP_GONE);
+        return 1; /* its PSN is still the one expected */
+    }
     if (err != 0)
         return resp_data_failed(qp, conn, h->type, rindex, psn, err);
     return resp_data_complete(qp, conn, h, rindex, len, psn);

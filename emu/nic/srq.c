@@ -101,6 +101,14 @@ int64_t emu_srq_take(struct emu_srq *srq, void *wqe)
     return index & 0xffff;
 }
 
+void emu_srq_untake(struct emu_srq *srq, uint32_t index)
+{
+    pthread_mutex_lock(&srq->lock);
+    if (((srq->consumer - 1) & 0xffff) == index)
+        srq->consumer--;
+    pthread_mutex_unlock(&srq->lock);
+}
+
 struct emu_srq *emu_srq_lookup(struct emu_nic *nic, uint32_t srqn)
 {
     if ((srqn >> EMU_OBJ_INDEX_BITS) != nic->endpoint_id)

@@ -68,5 +68,7 @@ struct emu_srq *emu_srq_lookup(struct emu_nic *nic, uint32_t srqn);
  * index, or -1 when none is posted.
  */
 int64_t emu_srq_take(struct emu_srq *srq, void *wqe);
+/* Puts back the WQE emu_srq_take returned as index, unless another was taken since. */
+void emu_srq_untake(struct emu_srq *srq, uint32_t index);
 
 #endif /* EMU_SRQ_H */

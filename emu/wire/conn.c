@@ -148,7 +148,8 @@ uint16_t emu_conn_peer_ep(const struct emu_conn *conn)
 
 bool emu_conn_dead(const struct emu_conn *conn)
 {
-    return __atomic_load_n(&conn->dead, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&conn->dead, __ATOMIC_ACQUIRE) ||
+           __atomic_load_n(&conn->hung_up, __ATOMIC_ACQUIRE);
 }
 
 bool emu_conn_peer_pulls(const struct emu_conn *conn)

@@ -173,16 +173,24 @@ void emu_wire_event(struct emu_wire *wire, void *source, uint32_t events)
         break;
     }
     conn = (struct emu_conn *)src;
-    if (emu_conn_dead(conn)) { /* rejected, or a send failed: close it */
+    if (__atomic_load_n(&conn->dead, __ATOMIC_ACQUIRE)) { /* rejected, or the stream broke */
         wire_conn_drop(conn);
         return;
     }
-    /* Readable first: an error or hang-up still leaves the last frames to read. */
+    /*
+     * Readable first: an error or hang-up still leaves the last frames to
+     * read. A peer gone (a send failed) is dropped once its stream ended.
+     */
     if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !wire_rx(conn)) {
         wire_conn_drop(conn);
         return;
     }
-    if ((events & EPOLLOUT) && !wire_tx_flush(conn))
+    if (__atomic_load_n(&conn->hung_up, __ATOMIC_ACQUIRE)) {
+        wire_tx_discard(conn); /* nothing more goes out */
+        return;
+    }
+    if ((events & EPOLLOUT) && !wire_tx_flush(conn) &&
+        !__atomic_load_n(&conn->hung_up, __ATOMIC_ACQUIRE))
         wire_conn_drop(conn);
 }
 

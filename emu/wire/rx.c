@@ -279,7 +279,7 @@ static enum rx_state rx_frames(struct emu_conn *conn)
             if (ops->payload_done(conn, &conn->rx.h, conn->rx.err) != 0)
                 return RX_DROP;
         }
-        if (emu_conn_dead(conn))
+        if (__atomic_load_n(&conn->dead, __ATOMIC_ACQUIRE)) /* rejected: nothing more is read */
             return RX_DROP;
         if (conn->rlen - conn->roff < sizeof(h))
             return RX_MORE;

@@ -136,8 +136,8 @@ int emu_conn_send(struct emu_conn *conn, const struct emu_wire_hdr *hdr, const s
         __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
         shutdown(conn->fd, SHUT_RDWR);
     } else if (err != 0 && err != EFAULT) {
-        /* The peer went away: the event loop sees the hang-up and drops the connection. */
-        __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
+        /* The peer went away: its last frames are read, then the connection is dropped. */
+        __atomic_store_n(&conn->hung_up, true, __ATOMIC_RELEASE);
         err = EPIPE;
     }
     pthread_mutex_unlock(&conn->tx_lock);
@@ -162,6 +162,8 @@ bool wire_tx_flush(struct emu_conn *conn)
                 EMU_LOG_ERR("device %s: a frame's payload became unreadable while it was "
                             "sent; the connection to endpoint %u is closed",
                             conn->wire->name, conn->peer_ep);
+            else /* the peer went away: what it sent before is read first (emu_wire_event) */
+                __atomic_store_n(&conn->hung_up, true, __ATOMIC_RELEASE);
             ok = false;
             break;
         }
@@ -193,6 +195,10 @@ void wire_tx_discard(struct emu_conn *conn)
     t = conn->tx_head;
     conn->tx_head = conn->tx_tail = NULL;
     __atomic_store_n(&conn->tx_bytes, 0, __ATOMIC_RELAXED);
+    if (conn->tx_armed) {
+        conn->tx_armed = false;
+        wire_conn_watch(conn, false);
+    }
     pthread_mutex_unlock(&conn->tx_lock);
     while (t != NULL) {
         struct wire_tx *next = t->next;

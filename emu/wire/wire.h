@@ -117,6 +117,7 @@ void emu_conn_put(struct emu_conn *conn);
 
 struct emu_wire *emu_conn_wire(const struct emu_conn *conn);
 uint16_t emu_conn_peer_ep(const struct emu_conn *conn);
+/* Nothing more can be sent on it: dropped, rejected, or the peer is gone. */
 bool emu_conn_dead(const struct emu_conn *conn);
 /* The peer proved it can read our memory: data frames may be sent as pull lists. */
 bool emu_conn_peer_pulls(const struct emu_conn *conn);

@@ -45,7 +45,12 @@ struct emu_conn {
     uint32_t peer_ipv4; /* host order; valid once identified */
     uint16_t peer_ep;
     bool identified;
-    bool dead;    /* no more frames in or out (atomic access) */
+    bool dead; /* no more frames in or out (atomic access) */
+    /*
+     * A send found the peer gone: nothing more goes out, but what it sent
+     * before it left is still read, up to the end of the stream (atomic).
+     */
+    bool hung_up;
     bool dropped; /* taken off the wire (receive lock) */
     bool local;   /* abstract Unix socket: the peer is a process of this host */
     bool dialer;  /* this side connected (and sent HELLO) */

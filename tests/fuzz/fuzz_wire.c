@@ -125,13 +125,36 @@ struct wire_dev_req {
     uint32_t psn, dma_len;
 };
 
-/* The fake peer's reading of the device's stream. */
-struct wire_peer_rx {
+/* One direction of the stream cut into frames: the header so far, the payload still to come. */
+struct wire_splitter {
     uint8_t hdr[sizeof(struct emu_wire_hdr)];
     size_t hlen;
-    uint64_t skip; /* payload bytes of the current frame still to come */
+    uint64_t skip;
+};
+
+/* The fake peer's reading of the device's stream. */
+struct wire_peer_rx {
+    struct wire_splitter split;
     bool hello, pull_ok;
     uint64_t offer_pid; /* the HELLO's single-copy offer */
+};
+
+/*
+ * The (source, destination) QPNs of the fake peer's frames on this
+ * connection (as far as WIRE_MAX_PAIRS holds them): a DC target refuses a
+ * DCI's request with a NAK from the QPN the request named to the DCI, the
+ * one frame the device may send between other QPs than its own and the
+ * fake peer's.
+ */
+#define WIRE_MAX_PAIRS 256
+struct wire_qpn_pair {
+    uint32_t src, dst;
+};
+struct wire_peer_tx {
+    struct wire_splitter split;
+    struct wire_qpn_pair pair[WIRE_MAX_PAIRS];
+    int npairs;
+    bool overflow;
 };
 
 static struct {
@@ -149,6 +172,7 @@ static struct {
     uint64_t probe;        /* the fake peer's single-copy probe word */
     uint8_t pull_src[256]; /* what the fake peer's pull frames point at */
     struct wire_peer_rx prx;
+    struct wire_peer_tx ptx;
 
     /* This input. */
     uint8_t cfg;
@@ -182,6 +206,15 @@ static void wire_peer_send_now(const struct emu_wire_hdr *h)
 {
     if (send(fw.peer_fd, h, sizeof(*h), MSG_NOSIGNAL) != (ssize_t)sizeof(*h))
         sm5h_die("fuzz_wire: the fake peer cannot send: %s", strerror(errno));
+}
+
+/* Whether the fake peer sent a frame from src to dst on this connection. */
+static bool wire_peer_sent_pair(uint32_t src, uint32_t dst)
+{
+    for (int i = 0; i < fw.ptx.npairs; i++)
+        if (fw.ptx.pair[i].src == src && fw.ptx.pair[i].dst == dst)
+            return true;
+    return fw.ptx.overflow;
 }
 
 /* One frame header the device sent: it must be well formed, from our QP to the fake peer. */
@@ -225,6 +258,13 @@ static void wire_peer_frame(const struct emu_wire_hdr *h)
         fw.prx.pull_ok = true;
         return;
     }
+    if (h->type == EMU_WIRE_NAK &&
+        (be32toh(h->src_qpn) != fw.qp->qpn || be32toh(h->dst_qpn) != WIRE_FAKE_QPN) &&
+        wire_peer_sent_pair(be32toh(h->dst_qpn), be32toh(h->src_qpn))) {
+        sm5h_log("  device -> peer: NAK from 0x%x to 0x%x, syndrome 0x%x\n", be32toh(h->src_qpn),
+                 be32toh(h->dst_qpn), h->syndrome);
+        return;
+    }
     if (be32toh(h->src_qpn) != fw.qp->qpn || be32toh(h->dst_qpn) != WIRE_FAKE_QPN)
         sm5h_die("fuzz_wire: the device sent type %u from QPN 0x%x to 0x%x (its QP is 0x%x, the "
                  "peer 0x%x)",
@@ -235,6 +275,33 @@ static void wire_peer_frame(const struct emu_wire_hdr *h)
         fw.reqs[fw.nreqs++] = (struct wire_dev_req){h->type, be32toh(h->psn), be32toh(h->dma_len)};
 }
 
+/* Feeds n bytes of one direction to its splitter; frame() gets each whole header. */
+static void wire_split(struct wire_splitter *sp, const uint8_t *p, size_t n,
+                       void (*frame)(const struct emu_wire_hdr *))
+{
+    size_t at = 0;
+
+    while (at < n) {
+        if (sp->skip > 0) {
+            size_t take = n - at < sp->skip ? n - at : sp->skip;
+
+            sp->skip -= take;
+            at += take;
+            continue;
+        }
+        while (at < n && sp->hlen < sizeof(sp->hdr))
+            sp->hdr[sp->hlen++] = p[at++];
+        if (sp->hlen == sizeof(sp->hdr)) {
+            struct emu_wire_hdr h;
+
+            memcpy(&h, sp->hdr, sizeof(h));
+            sp->hlen = 0;
+            frame(&h);
+            sp->skip = be32toh(h.payload_len);
+        }
+    }
+}
+
 /* Reads what the device sent to the fake peer, frame by frame. */
 static void wire_peer_drain(void)
 {
@@ -242,33 +309,24 @@ static void wire_peer_drain(void)
 
     while (fw.peer_fd >= 0) {
         ssize_t n = recv(fw.peer_fd, in, sizeof(in), MSG_DONTWAIT);
-        size_t at = 0;
 
-        if (n <= 0) {
-            if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return;
-            return; /* the device closed its end: seen by the caller through emu_conn_dead */
-        }
-        while (at < (size_t)n) {
-            if (fw.prx.skip > 0) {
-                size_t take = (size_t)n - at < fw.prx.skip ? (size_t)n - at : fw.prx.skip;
-
-                fw.prx.skip -= take;
-                at += take;
-                continue;
-            }
-            while (at < (size_t)n && fw.prx.hlen < sizeof(fw.prx.hdr))
-                fw.prx.hdr[fw.prx.hlen++] = in[at++];
-            if (fw.prx.hlen == sizeof(fw.prx.hdr)) {
-                struct emu_wire_hdr h;
-
-                memcpy(&h, fw.prx.hdr, sizeof(h));
-                fw.prx.hlen = 0;
-                wire_peer_frame(&h);
-                fw.prx.skip = be32toh(h.payload_len);
-            }
-        }
+        if (n <= 0)
+            return; /* nothing yet, or the device closed its end (the caller sees it) */
+        wire_split(&fw.prx.split, in, (size_t)n, wire_peer_frame);
     }
+}
+
+/* A frame the fake peer wrote: the device may answer it between the QPNs it names. */
+static void wire_peer_sent(const struct emu_wire_hdr *h)
+{
+    uint32_t src = be32toh(h->src_qpn), dst = be32toh(h->dst_qpn);
+
+    if (wire_peer_sent_pair(src, dst))
+        return;
+    if (fw.ptx.npairs == WIRE_MAX_PAIRS)
+        fw.ptx.overflow = true;
+    else
+        fw.ptx.pair[fw.ptx.npairs++] = (struct wire_qpn_pair){src, dst};
 }
 
 /* The device handles what its socket holds, in this thread (receive lock held), until drained. */
@@ -302,6 +360,7 @@ static void wire_peer_close(void)
     wire_process();
     fw.conn = NULL;
     memset(&fw.prx, 0, sizeof(fw.prx));
+    memset(&fw.ptx, 0, sizeof(fw.ptx));
 }
 
 /* After RTR: a connection the device dialed is accepted and its single-copy offer answered. */
@@ -320,6 +379,7 @@ static void wire_peer_sync(void)
         fw.peer_fd = -1;
     }
     memset(&fw.prx, 0, sizeof(fw.prx));
+    memset(&fw.ptx, 0, sizeof(fw.ptx));
     fw.conn = fw.qp->peer;
     fw.peer_fd = accept4(fw.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fw.peer_fd < 0)
@@ -546,6 +606,7 @@ static void wire_flush(size_t upto)
         ssize_t n = send(fw.peer_fd, fw.out + at, upto - at, MSG_DONTWAIT | MSG_NOSIGNAL);
 
         if (n > 0) {
+            wire_split(&fw.ptx.split, fw.out + at, (size_t)n, wire_peer_sent);
             at += (size_t)n;
             continue;
         }
@@ -857,7 +918,7 @@ static void wire_end(void)
     /* A stream left inside a frame cannot start the next input: close it, dial again. */
     partial = fw.conn != NULL &&
               (emu_conn_dead(fw.conn) || fw.conn->rx.active || fw.conn->rlen != fw.conn->roff ||
-               fw.prx.hlen != 0 || fw.prx.skip != 0);
+               fw.prx.split.hlen != 0 || fw.prx.split.skip != 0);
     sm5h_log("  end: %d/%d send completions ok of %d posted, %d/%d receive of %d, %d frames "
              "from the device, connection %s, %lu rejected so far\n",
              fw.ok_send, fw.send_cqes, fw.send_wrs, fw.ok_recv, fw.recv_cqes, fw.recv_wrs,

@@ -4,7 +4,9 @@
  * of a live endpoint is counted (emu_wire_rejected_frames), the connection is
  * dropped, and the device still works. A peer killed mid-transfer: the
  * outstanding WQEs complete with retry-exceeded errors within the configured
- * timeout (run with --retry-timeout 500).
+ * timeout (run with --retry-timeout 500). A peer that exited: a request
+ * posted afterwards is resent and fails only once the retry timeout has
+ * passed, as on a NIC, which cannot tell a gone peer from a slow one.
  */
 #include <dlfcn.h>
 #include <poll.h>
@@ -228,10 +230,59 @@ static void test_peer_killed(void)
     vu_close(&c);
 }
 
+/* B connects, then exits; A's write posted afterwards completes with retry-exceeded, late. */
+static void test_peer_exited(void)
+{
+    int sv[2], status;
+    struct vu_ctx c;
+    struct vu_end a;
+    struct vu_info ia, ib;
+    struct ibv_wc wc = {0};
+    long start, elapsed;
+    pid_t pid;
+
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pid = fork();
+    if (pid == 0) {
+        struct vu_end b;
+
+        close(sv[0]);
+        if (vu_open(&c) || vu_end_create(&c, &b, 16, 4, 4, ACCESS_ALL))
+            _exit(2);
+        vu_info_of(&c, &b, &ib);
+        if (write(sv[1], &ib, sizeof(ib)) != sizeof(ib) ||
+            read(sv[1], &ia, sizeof(ia)) != sizeof(ia) || vu_connect(&b, &ia, ACCESS_ALL, 7))
+            _exit(2);
+        _exit(0); /* its QP and its connections go with the process */
+    }
+    close(sv[1]);
+    if (vu_open(&c) || vu_end_create(&c, &a, 16, 8, 4, ACCESS_ALL))
+        return;
+    vu_info_of(&c, &a, &ia);
+    if (read(sv[0], &ib, sizeof(ib)) != sizeof(ib) || write(sv[0], &ia, sizeof(ia)) != sizeof(ia) ||
+        vu_connect(&a, &ib, ACCESS_ALL, 7))
+        return;
+    waitpid(pid, &status, 0);
+    VU_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the peer connected and exited");
+    usleep(100 * 1000); /* the device has seen the connection close */
+    start = now_ms();
+    VU_CHECK(vu_post(&a, IBV_WR_RDMA_WRITE, 1, 0, 64, &ib, 0, IBV_SEND_SIGNALED) == 0 &&
+                     vu_wait(a.cq, &wc, 3000) == 1,
+             "a write posted after the peer exited completes");
+    elapsed = now_ms() - start;
+    VU_CHECK(wc.status == IBV_WC_RETRY_EXC_ERR, "with retry-exceeded (status %d)", wc.status);
+    VU_CHECK(elapsed >= 400 && elapsed < 500 + 1500,
+             "once the 500 ms retry timeout has passed, not at once (%ld ms)", elapsed);
+    close(sv[0]);
+    vu_end_destroy(&a);
+    vu_close(&c);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     test_peer_killed(); /* forks: before this process opens its device */
+    test_peer_exited();
     test_malformed();
     return vu_summary("test_verbs_wire");
 }
