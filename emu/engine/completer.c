@@ -116,12 +116,23 @@ static int completer_data(struct emu_qp *qp, struct emu_conn *conn, struct emu_p
     struct engine_sgl l;
     uint8_t synd;
 
-    /* A read returns at most what was asked; an atomic exactly its operand size. */
+    /*
+     * A read returns at most what was asked; an atomic exactly its operand
+     * size. Another answer (a peer's bug, or a WQE software rewrote before
+     * it completed, executed again after a rewind) is a bad response, as
+     * IB names it: this QP fails, the connection its peers share lives.
+     */
     if (!e->needs_response || len > e->byte_count ||
         (h->type == EMU_WIRE_ATOMIC_RESP && len != e->byte_count) ||
         (h->type == EMU_WIRE_READ_RESP) != (e->opcode == PRM_WQE_OPCODE_RDMA_READ)) {
-        emu_wire_reject(conn, "response that does not match its request", psn);
-        return -1;
+        EMU_LOG_ERR("QP 0x%x: %u-byte response type %u for PSN 0x%x does not match its request "
+                    "(WQE opcode 0x%x, %u bytes): bad response error",
+                    qp->qpn, len, h->type, psn, e->opcode, e->byte_count);
+        if (e->needs_response && !e->done)
+            qp->reads_in_flight--;
+        e->done = true;
+        e->syndrome = PRM_CQE_SYNDROME_BAD_RESP_ERR;
+        return 0; /* the payload, if any is to come, is discarded */
     }
     /* The completion's byte count is what the responder returned (a read may return less). */
     if (h->type == EMU_WIRE_READ_RESP)
