@@ -51,6 +51,8 @@ static void devx_cap_general(const struct emu_nic *nic, void *cap)
     PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_MRW_SZ, DEVX_CAP_LOG_MAX_MRW_SZ);
     PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_RA_REQ_QP, EMU_LOG_MAX_RA_QP);
     PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_RA_RES_QP, EMU_LOG_MAX_RA_QP);
+    PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_RA_REQ_DC, EMU_LOG_MAX_RA_QP);
+    PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_RA_RES_DC, EMU_LOG_MAX_RA_QP);
     PRM_SET(cap, PRM_HCA_CAP_GID_TABLE_SIZE, EMU_GID_TABLE_LEN);
     PRM_SET(cap, PRM_HCA_CAP_PKEY_TABLE_SIZE, EMU_MAX_PKEYS);
     PRM_SET(cap, PRM_HCA_CAP_PORT_TYPE,
@@ -65,6 +67,8 @@ static void devx_cap_general(const struct emu_nic *nic, void *cap)
     PRM_SET(cap, PRM_HCA_CAP_RC, 1);
     PRM_SET(cap, PRM_HCA_CAP_UC, 1);
     PRM_SET(cap, PRM_HCA_CAP_UD, 1);
+    PRM_SET(cap, PRM_HCA_CAP_XRC, 1);
+    PRM_SET(cap, PRM_HCA_CAP_DCT, 1);
     PRM_SET(cap, PRM_HCA_CAP_UAR_4K, 1);
     PRM_SET(cap, PRM_HCA_CAP_UAR_SZ, devx_log2(EMU_UAR_PAGE_SIZE) - EMU_LOG_PAGE_SIZE);
     PRM_SET(cap, PRM_HCA_CAP_UMEM_UID_0, 1);

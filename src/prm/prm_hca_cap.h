@@ -35,6 +35,8 @@
 #define PRM_HCA_CAP_LOG_MAX_EQ                   0x1c, 0, 4
 #define PRM_HCA_CAP_LOG_MAX_MRW_SZ               0x20, 16, 7
 #define PRM_HCA_CAP_LOG_MAX_KLM_LIST_SIZE        0x20, 0, 6
+#define PRM_HCA_CAP_LOG_MAX_RA_REQ_DC            0x24, 16, 6
+#define PRM_HCA_CAP_LOG_MAX_RA_RES_DC            0x24, 0, 6
 #define PRM_HCA_CAP_LOG_MAX_RA_REQ_QP            0x28, 16, 6
 #define PRM_HCA_CAP_RTS2RTS_LAG_TX_PORT_AFFINITY 0x28, 13, 1
 #define PRM_HCA_CAP_LOG_MAX_RA_RES_QP            0x28, 0, 6
@@ -49,12 +51,14 @@
 #define PRM_HCA_CAP_STAT_RATE_SUPPORT            0x3c, 16, 16
 #define PRM_HCA_CAP_INIT2_LAG_TX_PORT_AFFINITY   0x3c, 7, 1
 #define PRM_HCA_CAP_CQE_VERSION                  0x3c, 0, 4
+#define PRM_HCA_CAP_DCT                          0x40, 5, 1
 #define PRM_HCA_CAP_ETH_NET_OFFLOADS             0x40, 3, 1
 #define PRM_HCA_CAP_ROCE                         0x40, 2, 1
 #define PRM_HCA_CAP_ATOMIC                       0x40, 1, 1
 #define PRM_HCA_CAP_CQ_OI                        0x44, 31, 1
 #define PRM_HCA_CAP_CQ_RESIZE                    0x44, 30, 1
 #define PRM_HCA_CAP_CQ_MODERATION                0x44, 29, 1
+#define PRM_HCA_CAP_XRC                          0x44, 3, 1
 #define PRM_HCA_CAP_UD                           0x44, 2, 1
 #define PRM_HCA_CAP_UC                           0x44, 1, 1
 #define PRM_HCA_CAP_RC                           0x44, 0, 1

@@ -43,6 +43,12 @@ int main(void)
                                                              : PRM_HCA_CAP_PORT_TYPE_IB));
     DT_CHECK(PRM_GET(cap, PRM_HCA_CAP_RC) == 1 && PRM_GET(cap, PRM_HCA_CAP_CQE_VERSION) == 1);
     DT_CHECK(PRM_GET(cap, PRM_HCA_CAP_UC) == 1 && PRM_GET(cap, PRM_HCA_CAP_UD) == 1);
+    /* XRC and DC targets, as the device makes them (UCX and perftest check these bits). */
+    DT_CHECK(PRM_GET(cap, PRM_HCA_CAP_XRC) == 1 && PRM_GET(cap, PRM_HCA_CAP_DCT) == 1);
+    DT_CHECK(PRM_GET(cap, PRM_HCA_CAP_LOG_MAX_RA_REQ_DC) ==
+                     PRM_GET(cap, PRM_HCA_CAP_LOG_MAX_RA_REQ_QP) &&
+             PRM_GET(cap, PRM_HCA_CAP_LOG_MAX_RA_RES_DC) ==
+                     PRM_GET(cap, PRM_HCA_CAP_LOG_MAX_RA_RES_QP));
     DT_CHECK(PRM_GET(cap, PRM_HCA_CAP_CQE_COMPRESSION) == 0);
     DT_CHECK(PRM_GET(cap, PRM_HCA_CAP_LOG_PG_SZ) == 12 && PRM_GET(cap, PRM_HCA_CAP_UAR_4K) == 1);
     DT_CHECK(PRM_GET(cap, PRM_HCA_CAP_HCA_CAP_2) == 1);

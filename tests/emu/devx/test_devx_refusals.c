@@ -45,6 +45,18 @@ int main(void)
               PRM_CMD_STAT_BAD_INPUT_LEN);
     dt_expect(mlx5dv_devx_general_cmd(ctx, hdr, sizeof(hdr), out, sizeof(out)), out,
               PRM_CMD_STAT_BAD_OUTPUT_LEN);
+    /* A capability query cut to a program's own layout (perftest's: 272 bytes) is answered. */
+    {
+        static uint8_t cut[0x110 + 8];
+
+        memset(cut, 0xee, sizeof(cut));
+        PRM_SET(hdr, PRM_CMD_OP_MOD, PRM_HCA_CAP_OP_MOD(PRM_HCA_CAP_TYPE_GENERAL, 1));
+        DT_CHECK(mlx5dv_devx_general_cmd(ctx, hdr, sizeof(hdr), cap_out, sizeof(cap_out)) == 0);
+        DT_CHECK(mlx5dv_devx_general_cmd(ctx, hdr, sizeof(hdr), cut, 0x110) == 0);
+        DT_CHECK(memcmp(cut, cap_out, 0x110) == 0);
+        DT_CHECK(cut[0x110] == 0xee); /* nothing past the mailbox */
+        PRM_SET(hdr, PRM_CMD_OP_MOD, 0);
+    }
     /* A capability group the device does not have. */
     PRM_SET(hdr, PRM_CMD_OP_MOD, PRM_HCA_CAP_OP_MOD(PRM_HCA_CAP_TYPE_QOS, 1));
     dt_expect(mlx5dv_devx_general_cmd(ctx, hdr, sizeof(hdr), cap_out, sizeof(cap_out)), cap_out,
