@@ -173,7 +173,13 @@ DV_EXPORT struct mlx5dv_qp_ex *mlx5dv_qp_ex_from_ibv_qp_ex(struct ibv_qp_ex *qpx
     struct emu_qp_wr *w;
     struct mlx5dv_qp_ex *dv;
 
-    if (qpx == NULL || qpx->qp_base.context == NULL || !emu_context_is_ours(qpx->qp_base.context) ||
+    if (qpx == NULL) {
+        /* What ibv_qp_to_qp_ex gave for a QP without send ops, passed on (perftest's DCT). */
+        EMU_LOG_INFO("mlx5dv_qp_ex_from_ibv_qp_ex: NULL, no extended QP");
+        errno = EINVAL;
+        return NULL;
+    }
+    if (qpx->qp_base.context == NULL || !emu_context_is_ours(qpx->qp_base.context) ||
         emu_qp_of_ex(qpx)->wr == NULL) {
         EMU_LOG_ERR("mlx5dv_qp_ex_from_ibv_qp_ex: %p is not an extended QP of a softmlx5 device "
                     "(one from ibv_qp_to_qp_ex)",
