@@ -384,6 +384,7 @@ static struct emu_cq *cq_make(struct ibv_context *context, int cqe, void *cq_con
         cq->channel_target.fd = emu_channel_write_fd(channel);
         cq->channel_target.token = (uintptr_t)cq;
         cq->channel_target.format = EMU_CQ_EVENT_TOKEN;
+        cq->channel_target.kinds = EMU_CQ_EV_COMPLETION;
         emu_cq_attach(nic, cq->cqn, &cq->channel_target);
         pthread_mutex_lock(&context->mutex);
         channel->refcnt++;

@@ -2,7 +2,8 @@
 /*
  * DevX event channels: mlx5dv_devx_create_event_channel / destroy,
  * mlx5dv_devx_subscribe_devx_event(_fd), mlx5dv_devx_get_event. The events
- * are the completion events (type 0) of DevX CQs, one per arm. A channel is
+ * are those of DevX CQs: completion events (type 0), one per arm, and CQ
+ * errors (type 4, an overrun), whether armed or not. A channel is
  * a SOCK_SEQPACKET socket pair: the device writes one record per event (the
  * cookie, then the 64-byte EQE unless OMIT_EV_DATA), the program reads the
  * other end, so each read returns exactly one event. As with the kernel, an
@@ -25,9 +26,11 @@
 #include "nic/cq.h"
 
 #define DV_EVENT_TYPE_COMPLETION 0 /* MLX5_EVENT_TYPE_COMP */
+#define DV_EVENT_TYPE_CQ_ERROR   4 /* MLX5_EVENT_TYPE_CQ_ERROR */
 #define DV_EVENT_EQE_SIZE        64
-#define DV_EVENT_SUPPORTED \
-    "supported: completion events (type 0) of CQ objects made with mlx5dv_devx_obj_create"
+#define DV_EVENT_SUPPORTED                                                                 \
+    "supported: completion (type 0) and CQ error (type 4) events of CQ objects made with " \
+    "mlx5dv_devx_obj_create"
 
 struct dv_event_sub {
     struct emu_cq_target target; /* fd: the channel's write end, or the subscribed eventfd's dup */
@@ -115,9 +118,12 @@ DV_EXPORT void mlx5dv_devx_destroy_event_channel(struct mlx5dv_devx_event_channe
     free(ch);
 }
 
-/* The CQ a subscription names; errno-style, one log line on failure. */
+/*
+ * The CQ a subscription names and the kinds of its events (*kinds,
+ * EMU_CQ_EV_*); errno-style, one log line on failure.
+ */
 static int dv_event_cq(const char *call, struct dv_event_channel *ch, struct mlx5dv_devx_obj *obj,
-                       const uint16_t *events, size_t nevents)
+                       const uint16_t *events, size_t nevents, unsigned int *kinds)
 {
     if (ch == NULL) {
         EMU_LOG_ERR("%s: the event channel is NULL", call);
@@ -140,8 +146,13 @@ static int dv_event_cq(const char *call, struct dv_event_channel *ch, struct mlx
         EMU_LOG_ERR("%s: no event types given; " DV_EVENT_SUPPORTED, call);
         return EINVAL;
     }
+    *kinds = 0;
     for (size_t i = 0; i < nevents; i++) {
-        if (events[i] != DV_EVENT_TYPE_COMPLETION) {
+        if (events[i] == DV_EVENT_TYPE_COMPLETION) {
+            *kinds |= EMU_CQ_EV_COMPLETION;
+        } else if (events[i] == DV_EVENT_TYPE_CQ_ERROR) {
+            *kinds |= EMU_CQ_EV_ERROR;
+        } else {
             EMU_LOG_ERR("%s: event type %u is not supported on CQ 0x%x; " DV_EVENT_SUPPORTED, call,
                         events[i], obj->id);
             return EINVAL;
@@ -153,7 +164,7 @@ static int dv_event_cq(const char *call, struct dv_event_channel *ch, struct mlx
 /* Attaches a subscription to the CQ and the channel; errno-style. */
 static int dv_event_attach(const char *call, struct dv_event_channel *ch,
                            struct mlx5dv_devx_obj *obj, int fd, uint64_t token,
-                           enum emu_cq_event_format format)
+                           enum emu_cq_event_format format, unsigned int kinds)
 {
     struct dv_event_sub *sub = calloc(1, sizeof(*sub));
     int err;
@@ -163,6 +174,7 @@ static int dv_event_attach(const char *call, struct dv_event_channel *ch,
     sub->target.fd = fd;
     sub->target.token = token;
     sub->target.format = format;
+    sub->target.kinds = kinds;
     err = emu_cq_attach(ch->nic, obj->id, &sub->target);
     if (err != 0) {
         EMU_LOG_ERR("%s: CQ 0x%x no longer exists", call, obj->id);
@@ -182,6 +194,7 @@ DV_EXPORT int mlx5dv_devx_subscribe_devx_event(struct mlx5dv_devx_event_channel 
 {
     static const char call[] = "mlx5dv_devx_subscribe_devx_event";
     struct dv_event_channel *ch = dv_channel(event_channel);
+    unsigned int kinds;
     int err;
 
     if (events_sz % sizeof(uint16_t) != 0) {
@@ -189,10 +202,10 @@ DV_EXPORT int mlx5dv_devx_subscribe_devx_event(struct mlx5dv_devx_event_channel 
                     events_sz);
         return errno = EINVAL;
     }
-    err = dv_event_cq(call, ch, obj, events_num, events_sz / sizeof(uint16_t));
+    err = dv_event_cq(call, ch, obj, events_num, events_sz / sizeof(uint16_t), &kinds);
     if (err == 0)
         err = dv_event_attach(call, ch, obj, ch->write_fd, cookie,
-                              ch->omit_data ? EMU_CQ_EVENT_TOKEN : EMU_CQ_EVENT_EQE);
+                              ch->omit_data ? EMU_CQ_EVENT_TOKEN : EMU_CQ_EVENT_EQE, kinds);
     return errno = err;
 }
 
@@ -217,9 +230,10 @@ DV_EXPORT int mlx5dv_devx_subscribe_devx_event_fd(struct mlx5dv_devx_event_chann
     static const char call[] = "mlx5dv_devx_subscribe_devx_event_fd";
     struct dv_event_channel *ch = dv_channel(event_channel);
     struct stat st;
+    unsigned int kinds;
     int err, own;
 
-    err = dv_event_cq(call, ch, obj, &event_num, 1);
+    err = dv_event_cq(call, ch, obj, &event_num, 1, &kinds);
     if (err != 0)
         return errno = err;
     if (fd < 0 || fstat(fd, &st) != 0 || !dv_is_eventfd(fd)) {
@@ -232,7 +246,7 @@ DV_EXPORT int mlx5dv_devx_subscribe_devx_event_fd(struct mlx5dv_devx_event_chann
         EMU_LOG_ERR("%s: cannot duplicate eventfd %d: %m", call, fd);
         return errno = EMFILE;
     }
-    err = dv_event_attach(call, ch, obj, own, 0, EMU_CQ_EVENT_COUNT);
+    err = dv_event_attach(call, ch, obj, own, 0, EMU_CQ_EVENT_COUNT, kinds);
     if (err != 0)
         close(own);
     return errno = err;

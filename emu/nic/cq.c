@@ -12,6 +12,9 @@
 #include "nic/nic.h"
 #include "nic/async_event.h"
 
+/* PRM cq_error event syndrome: the CQ overran. */
+#define CQ_ERROR_SYNDROME_OVERRUN 0x01
+
 int emu_cq_create(struct emu_nic *nic, const struct emu_cq_params *p, struct emu_cq **cq_out)
 {
     struct emu_cq *cq;
@@ -95,6 +98,7 @@ int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_o
     }
     if (!cq->p.overrun_ignore && ((cq->producer - cq_sw_consumer(cq)) & 0xffffff) >= size) {
         cq->overrun = true;
+        emu_cq_error_event(cq, CQ_ERROR_SYNDROME_OVERRUN);
         pthread_mutex_unlock(&cq->lock);
         emu_async_raise(cq->nic, cq->ibv.context, IBV_EVENT_CQ_ERR, &cq->ibv);
         EMU_LOG_ERR("CQ 0x%x overrun: %u entries, none free (producer %u); the CQ is in error and "

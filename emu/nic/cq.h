@@ -37,15 +37,22 @@ enum emu_cq_event_format {
     EMU_CQ_EVENT_COUNT, /* the 8-byte number 1 (an eventfd's increment) */
 };
 
+/* The events a target receives (a mask). */
+enum emu_cq_event_kind {
+    EMU_CQ_EV_COMPLETION = 1, /* one per arm: a CQE written while armed */
+    EMU_CQ_EV_ERROR = 2,      /* the CQ entered the error state (overrun), unarmed */
+};
+
 /*
- * Where a CQ's completion events go: a completion channel's pipe, a DevX
- * event channel or an eventfd. Owned by whoever attached it; every attached
- * target gets one record per event.
+ * Where a CQ's events go: a completion channel's pipe, a DevX event channel
+ * or an eventfd. Owned by whoever attached it; every attached target gets
+ * one record per event of the kinds it asked for.
  */
 struct emu_cq_target {
     int fd;
     uint64_t token;
     enum emu_cq_event_format format;
+    unsigned int kinds;         /* enum emu_cq_event_kind */
     struct emu_cq *cq;          /* attached to; NULL once detached (guarded by nic->lock) */
     struct emu_cq_target *next; /* the CQ's targets (guarded by cq->lock) */
 };
@@ -113,6 +120,8 @@ void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index)
 
 /* The event fires: one record to every target, the CQ disarmed. Caller holds cq->lock. */
 void emu_cq_fire(struct emu_cq *cq);
+/* The CQ entered the error state (cq->lock held): its error targets get an event. */
+void emu_cq_error_event(struct emu_cq *cq, uint8_t syndrome);
 
 /* PRM cqc.st of the CQ: 0x0 not armed, 0x6 / 0x9 armed (solicited / any), 0xa fired. */
 uint8_t emu_cq_arm_state(struct emu_cq *cq);

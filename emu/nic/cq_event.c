@@ -21,18 +21,28 @@
 #define CQ_ST_ARMED         0x9
 #define CQ_ST_FIRED         0xa
 
-/* The completion EQE (PRM eqe): event_type at byte 1, the CQN in the event data's last word. */
-#define CQ_EQE_SIZE            64
-#define CQ_EQE_TYPE_OFFSET     1
-#define CQ_EQE_TYPE_COMPLETION 0x00
-#define CQ_EQE_CQN_OFFSET      56
+/*
+ * The EQE (PRM eqe): event_type at byte 1, the event data from byte 32. A
+ * completion's names the CQ in its last word; a CQ error's (cq_error) in
+ * its first, with the syndrome at byte 11.
+ */
+#define CQ_EQE_SIZE             64
+#define CQ_EQE_TYPE_OFFSET      1
+#define CQ_EQE_TYPE_COMPLETION  0x00
+#define CQ_EQE_TYPE_CQ_ERROR    0x04
+#define CQ_EQE_DATA_OFFSET      32
+#define CQ_EQE_COMP_CQN_OFFSET  (CQ_EQE_DATA_OFFSET + 24)
+#define CQ_EQE_ERROR_CQN_OFFSET CQ_EQE_DATA_OFFSET
+#define CQ_EQE_ERROR_SYNDROME   (CQ_EQE_DATA_OFFSET + 11)
 
-/* One event's record for t: its length. */
+/* One event's record for t (kind EMU_CQ_EV_*; syndrome: a CQ error's): its length. */
 static size_t cq_event_record(const struct emu_cq *cq, const struct emu_cq_target *t,
+                              unsigned int kind, uint8_t syndrome,
                               uint8_t rec[sizeof(uint64_t) + CQ_EQE_SIZE])
 {
     uint64_t one = 1;
     uint32_t cqn_be = htobe32(cq->cqn & 0xffffff);
+    uint8_t *eqe = rec + sizeof(t->token);
 
     switch (t->format) {
     case EMU_CQ_EVENT_COUNT:
@@ -40,9 +50,15 @@ static size_t cq_event_record(const struct emu_cq *cq, const struct emu_cq_targe
         return sizeof(one);
     case EMU_CQ_EVENT_EQE:
         memcpy(rec, &t->token, sizeof(t->token));
-        memset(rec + sizeof(t->token), 0, CQ_EQE_SIZE);
-        rec[sizeof(t->token) + CQ_EQE_TYPE_OFFSET] = CQ_EQE_TYPE_COMPLETION;
-        memcpy(rec + sizeof(t->token) + CQ_EQE_CQN_OFFSET, &cqn_be, sizeof(cqn_be));
+        memset(eqe, 0, CQ_EQE_SIZE);
+        if (kind == EMU_CQ_EV_ERROR) {
+            eqe[CQ_EQE_TYPE_OFFSET] = CQ_EQE_TYPE_CQ_ERROR;
+            memcpy(eqe + CQ_EQE_ERROR_CQN_OFFSET, &cqn_be, sizeof(cqn_be));
+            eqe[CQ_EQE_ERROR_SYNDROME] = syndrome;
+        } else {
+            eqe[CQ_EQE_TYPE_OFFSET] = CQ_EQE_TYPE_COMPLETION;
+            memcpy(eqe + CQ_EQE_COMP_CQN_OFFSET, &cqn_be, sizeof(cqn_be));
+        }
         return sizeof(t->token) + CQ_EQE_SIZE;
     case EMU_CQ_EVENT_TOKEN:
     default:
@@ -51,27 +67,42 @@ static size_t cq_event_record(const struct emu_cq *cq, const struct emu_cq_targe
     }
 }
 
-void emu_cq_fire(struct emu_cq *cq)
+/* Writes an event of `kind` to every target that asked for it (cq->lock held). */
+static void cq_event_write(struct emu_cq *cq, unsigned int kind, uint8_t syndrome)
 {
     uint8_t rec[sizeof(uint64_t) + CQ_EQE_SIZE];
 
-    cq->armed = false;
-    cq->fired = true;
-    cq->fired_end = cq->producer;
     for (struct emu_cq_target *t = cq->targets; t != NULL; t = t->next) {
-        size_t len = cq_event_record(cq, t, rec);
-        ssize_t n = write(t->fd, rec, len);
+        size_t len;
+        ssize_t n;
 
+        if (!(t->kinds & kind))
+            continue;
+        len = cq_event_record(cq, t, kind, syndrome, rec);
+        n = write(t->fd, rec, len);
         if (n == (ssize_t)len)
             continue;
         if (n < 0 && errno == EAGAIN)
-            EMU_LOG_ERR("CQ 0x%x: event channel fd %d is full, a completion event is lost; read "
-                        "the channel's events before arming again",
-                        cq->cqn, t->fd);
+            EMU_LOG_ERR("CQ 0x%x: event channel fd %d is full, a%s event is lost; read the "
+                        "channel's events before arming again",
+                        cq->cqn, t->fd, kind == EMU_CQ_EV_ERROR ? " CQ error" : " completion");
         else
-            EMU_LOG_ERR("CQ 0x%x: cannot write a completion event to fd %d: %s", cq->cqn, t->fd,
+            EMU_LOG_ERR("CQ 0x%x: cannot write an event to fd %d: %s", cq->cqn, t->fd,
                         n < 0 ? strerror(errno) : "short write");
     }
+}
+
+void emu_cq_fire(struct emu_cq *cq)
+{
+    cq->armed = false;
+    cq->fired = true;
+    cq->fired_end = cq->producer;
+    cq_event_write(cq, EMU_CQ_EV_COMPLETION, 0);
+}
+
+void emu_cq_error_event(struct emu_cq *cq, uint8_t syndrome)
+{
+    cq_event_write(cq, EMU_CQ_EV_ERROR, syndrome);
 }
 
 void emu_cq_arm(struct emu_cq *cq, bool solicited_only, uint32_t consumer_index)

@@ -5,7 +5,8 @@
  * armed through its doorbell record and the UAR's CQ doorbell (0x20) or
  * by cqc.st at creation; events read with mlx5dv_devx_get_event. Errors
  * CQEs come from a QP moved to ERR (a flushed write), successful ones from
- * an RDMA write to a peer QP of the same device.
+ * an RDMA write to a peer QP of the same device. CQ error events (type 4)
+ * from a CQ overrun.
  */
 #include <endian.h>
 #include <fcntl.h>
@@ -432,6 +433,55 @@ static void test_event_data(void **state)
     assert_int_equal(errno, EAGAIN);
 }
 
+/*
+ * A CQ error (type 4): more completions than the CQ holds, none polled. The
+ * event comes unarmed, names the CQ and the overrun syndrome (1), and goes
+ * only to subscriptions that asked for it.
+ */
+static void test_cq_error_event(void **state)
+{
+    struct fx *f = *state;
+    uint8_t buf[sizeof(uint64_t) + EQE_SIZE];
+    struct mlx5dv_devx_async_event_hdr *hdr = (struct mlx5dv_devx_async_event_hdr *)buf;
+    struct pollfd p = {.fd = f->ch->fd, .events = POLLIN};
+    uint16_t err_ev = 4, comp_ev = 0;
+    uint64_t count = 0;
+    uint32_t cqn_be;
+    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct dp_wqe w = {.opcode = PRM_WQE_OPCODE_RDMA_WRITE,
+                       .signaled = true,
+                       .raddr = f->ib.addr,
+                       .rkey = f->ib.rkey,
+                       .len = 64,
+                       .laddr = (uintptr_t)f->a.buf};
+
+    assert_int_equal(
+            mlx5dv_devx_subscribe_devx_event(f->ch, f->a.cq, sizeof(err_ev), &err_ev, COOKIE), 0);
+    assert_int_equal(mlx5dv_devx_subscribe_devx_event(f->ch, f->a.cq, sizeof(comp_ev), &comp_ev, 7),
+                     0);
+    assert_true(efd >= 0);
+    assert_int_equal(mlx5dv_devx_subscribe_devx_event_fd(f->ch, efd, f->a.cq, err_ev), 0);
+    for (int i = 0; i <= 1 << LOG_CQ; i++)
+        dp_post(&f->a, &w);
+    dp_ring(&f->a);
+    assert_int_equal(poll(&p, 1, TIMEOUT_MS), 1);
+    assert_int_equal(mlx5dv_devx_get_event(f->ch, hdr, sizeof(buf)), sizeof(buf));
+    assert_true(hdr->cookie == COOKIE);
+    assert_int_equal(hdr->out_data[1], 4); /* event_type: CQ error */
+    memcpy(&cqn_be, hdr->out_data + 32, sizeof(cqn_be));
+    assert_int_equal(be32toh(cqn_be) & 0xffffff, f->a.cqn);
+    assert_int_equal(hdr->out_data[32 + 11], 1); /* syndrome: overrun */
+    p = (struct pollfd){.fd = efd, .events = POLLIN};
+    assert_int_equal(poll(&p, 1, TIMEOUT_MS), 1);
+    assert_int_equal(read(efd, &count, sizeof(count)), sizeof(count));
+    assert_true(count == 1);
+    /* One error, and no completion event: the CQ was never armed. */
+    errno = 0;
+    assert_int_equal(mlx5dv_devx_get_event(f->ch, hdr, sizeof(buf)), -1);
+    assert_int_equal(errno, EAGAIN);
+    close(efd);
+}
+
 /* An eventfd subscription counts one per event; the device keeps its own copy of the fd. */
 static void test_event_fd(void **state)
 {
@@ -580,6 +630,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_overwritten_doorbell, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_event_data, fx_setup_with_data, fx_teardown),
             cmocka_unit_test_setup_teardown(test_event_fd, fx_setup, fx_teardown),
+            cmocka_unit_test_setup_teardown(test_cq_error_event, fx_setup_with_data, fx_teardown),
             cmocka_unit_test_setup_teardown(test_destroy_channel_subscribed, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_destroy_cq_subscribed, fx_setup, fx_teardown),
             cmocka_unit_test_setup_teardown(test_bad_arguments, fx_setup, fx_teardown),
