@@ -28,11 +28,9 @@ UNSUPPORTED_VOID(ibv_copy_path_rec_from_kern)
 UNSUPPORTED_VOID(ibv_copy_path_rec_to_kern)
 UNSUPPORTED_VOID(ibv_copy_qp_attr_from_kern)
 UNSUPPORTED_VOID(ibv_copy_ah_attr_from_kern)
-/* libibverbs: multicast, UD address handles from completions, L2 resolution. */
+/* libibverbs: multicast, L2 resolution. */
 UNSUPPORTED_INT(ibv_attach_mcast)
 UNSUPPORTED_INT(ibv_detach_mcast)
-UNSUPPORTED_PTR(ibv_create_ah_from_wc)
-UNSUPPORTED_INT(ibv_init_ah_from_wc)
 UNSUPPORTED_INT(ibv_resolve_eth_l2_from_gid)
 /* libibverbs: re-registration, CQ resize, ECE, object import across processes. */
 UNSUPPORTED_INT(ibv_rereg_mr)

@@ -84,6 +84,7 @@ struct cm_event {
 struct cm_side {
     uint32_t qpn;
     uint32_t psn;
+    uint32_t qkey; /* UD */
     union ibv_gid gid;
     uint16_t lid;
     uint8_t link_layer;
@@ -120,7 +121,7 @@ struct cm_id {
     struct cm_side local, peer;
     bool peer_known; /* peer holds the REQ's or REP's values */
     struct ibv_sa_path_rec path;
-    uint8_t req_pdata[CM_PDATA_REQ]; /* rdma_connect's, sent once TCP connects */
+    uint8_t req_pdata[CM_PDATA_SIDR_REQ]; /* rdma_connect's, sent once TCP connects */
     uint8_t req_pdata_len;
     uint8_t rx[sizeof(struct cm_msg)];
     size_t rx_len;
@@ -130,6 +131,12 @@ struct cm_id {
 };
 
 extern pthread_mutex_t cm_lock;
+
+/* RDMA_PS_UDP: UD QPs, whose REQ and REP resolve the peer's QP (SIDR) and connect nothing. */
+static inline bool cm_is_ud(const struct cm_id *id)
+{
+    return id->pub.ps == RDMA_PS_UDP;
+}
 
 /* device.c */
 int cm_devices_open(void);
@@ -181,5 +188,7 @@ int cm_conn_take_reply(struct cm_event *ev);
 /* Move the id's QP (a failure is logged as one of call). */
 int cm_qp_modify(struct cm_id *id, enum ibv_qp_state state, const char *call);
 int cm_qp_to_err(struct cm_id *id, const char *call);
+/* The address of the id's peer, as an RTR or an address handle takes it (the peer known). */
+void cm_peer_ah_attr(const struct cm_id *id, struct ibv_ah_attr *ah);
 
 #endif /* EMU_RDMACM_CM_H */

@@ -8,7 +8,7 @@ size_t cm_msg_pdata_limit(enum cm_msg_type type)
 {
     switch (type) {
     case CM_MSG_REQ:
-        return CM_PDATA_REQ;
+        return CM_PDATA_SIDR_REQ > CM_PDATA_REQ ? CM_PDATA_SIDR_REQ : CM_PDATA_REQ;
     case CM_MSG_REP:
         return CM_PDATA_REP;
     case CM_MSG_RTU:

@@ -5,9 +5,11 @@
  * integers big-endian. A REQ (rdma_connect) and a REP (rdma_accept) carry
  * their side's QP number, first PSN, GID, LID, MTU and connection
  * parameters; RTU completes the handshake, REJ refuses it (with the IB CM's
- * reject reason), DREQ/DREP disconnect. Private data is limited as the IB CM
- * limits it for RDMA_PS_TCP. A message that fails cm_msg_check ends the
- * connection.
+ * reject reason), DREQ/DREP disconnect. For RDMA_PS_UDP (UD QPs) a REQ and a
+ * REP are the IB CM's SIDR REQ and REP: they carry the QP number and, in the
+ * PSN's place, the Q_Key; nothing follows them. Private data is limited as
+ * the IB CM limits it (RDMA_PS_TCP, RDMA_PS_UDP). A message that fails
+ * cm_msg_check ends the connection.
  */
 #ifndef EMU_RDMACM_CM_MSG_H
 #define EMU_RDMACM_CM_MSG_H
@@ -20,12 +22,15 @@
 #define CM_MSG_PDATA_MAX 224
 
 /* Private data sizes (rdma_cm's, after its own header in the REQ). */
-#define CM_PDATA_REQ  56
-#define CM_PDATA_REP  196
-#define CM_PDATA_REJ  148
-#define CM_PDATA_RTU  224
-#define CM_PDATA_DREQ 220
-#define CM_PDATA_DREP 224
+#define CM_PDATA_REQ      56
+#define CM_PDATA_REP      196
+#define CM_PDATA_REJ      148
+#define CM_PDATA_RTU      224
+#define CM_PDATA_DREQ     220
+#define CM_PDATA_DREP     224
+/* RDMA_PS_UDP: the SIDR REQ's and REP's (rdma_cm's header taken from the REQ's 216 bytes). */
+#define CM_PDATA_SIDR_REQ 180
+#define CM_PDATA_SIDR_REP 136
 
 /* IB CM reject reasons used here. */
 #define CM_REJ_INVALID_SERVICE_ID 8
@@ -47,7 +52,7 @@ struct cm_msg {
     uint8_t pdata_len;
     uint8_t reason; /* REJ */
     uint32_t qpn;
-    uint32_t psn;
+    uint32_t psn; /* UD (SIDR): the Q_Key */
     uint8_t gid[16];
     uint16_t lid;
     uint8_t link_layer;
@@ -64,7 +69,7 @@ struct cm_msg {
 
 _Static_assert(sizeof(struct cm_msg) == 268, "cm_msg is a fixed wire format");
 
-/* The private data limit of a message type (0 for an unknown type). */
+/* The private data limit of a message type, either port space's (0 for an unknown type). */
 size_t cm_msg_pdata_limit(enum cm_msg_type type);
 
 /* 0 when a received message is well formed (its integers still big-endian), else -1. */

@@ -40,7 +40,7 @@ static int cm_conn_send(struct cm_id *id, enum cm_msg_type type, const void *pda
             .pdata_len = (uint8_t)len,
             .reason = reason,
             .qpn = id->local.qpn,
-            .psn = id->local.psn,
+            .psn = cm_is_ud(id) ? RDMA_UDP_QKEY : id->local.psn,
             .lid = id->local.lid,
             .link_layer = id->local.link_layer,
             .mtu = id->local.mtu,
@@ -77,6 +77,7 @@ static void cm_peer_from_msg(struct cm_id *id, const struct cm_msg *msg)
 
     p->qpn = msg->qpn & 0xffffff;
     p->psn = msg->psn & 0xffffff;
+    p->qkey = msg->psn;
     memcpy(p->gid.raw, msg->gid, sizeof(p->gid.raw));
     p->lid = msg->lid;
     p->link_layer = msg->link_layer;
@@ -105,6 +106,18 @@ static void cm_event_set_conn(struct cm_event *ev, const struct cm_id *id, const
     c->rnr_retry_count = id->peer.rnr_retry_count;
     c->srq = id->peer.srq;
     c->qp_num = id->peer.qpn;
+}
+
+/* A UD peer as the program sees it in a request or a reply: its QP, Q_Key and address. */
+static void cm_event_set_ud(struct cm_event *ev, const struct cm_id *id, const struct cm_msg *msg,
+                            size_t pdata_size)
+{
+    struct rdma_ud_param *u = &ev->pub.param.ud;
+
+    cm_event_set_pdata(ev, msg, pdata_size);
+    cm_peer_ah_attr(id, &u->ah_attr);
+    u->qp_num = id->peer.qpn;
+    u->qkey = id->peer.qkey;
 }
 
 /* The connection is over: no more messages, and what follows is only the timewait. */
@@ -144,7 +157,10 @@ static void cm_on_req(struct cm_id *id, const struct cm_msg *msg)
         return;
     }
     ev->pub.listen_id = &id->listen->pub;
-    cm_event_set_conn(ev, id, msg, CM_PDATA_REQ);
+    if (cm_is_ud(id))
+        cm_event_set_ud(ev, id, msg, CM_PDATA_SIDR_REQ);
+    else
+        cm_event_set_conn(ev, id, msg, CM_PDATA_REQ);
 }
 
 static void cm_on_rep(struct cm_id *id, const struct cm_msg *msg)
@@ -152,6 +168,14 @@ static void cm_on_rep(struct cm_id *id, const struct cm_msg *msg)
     struct cm_event *ev;
 
     cm_peer_from_msg(id, msg);
+    if (cm_is_ud(id)) {
+        /* The SIDR REP: the peer's QP is known, and nothing more is to be said. */
+        cm_conn_close(id, CM_CLOSED);
+        ev = cm_event_queue(id, RDMA_CM_EVENT_ESTABLISHED, 0);
+        if (ev != NULL)
+            cm_event_set_ud(ev, id, msg, CM_PDATA_SIDR_REP);
+        return;
+    }
     id->state = CM_REP_RCVD;
     ev = cm_event_queue(id, RDMA_CM_EVENT_ESTABLISHED, 0);
     if (ev == NULL) {
@@ -167,7 +191,9 @@ static void cm_on_rej(struct cm_id *id, const struct cm_msg *msg)
     struct cm_event *ev;
 
     cm_conn_close(id, CM_CLOSED);
-    ev = cm_event_queue(id, RDMA_CM_EVENT_REJECTED, msg->reason);
+    /* A SIDR REP refusing the request is an unreachable peer to rdma_cm. */
+    ev = cm_is_ud(id) ? cm_event_queue(id, RDMA_CM_EVENT_UNREACHABLE, -ECONNREFUSED)
+                      : cm_event_queue(id, RDMA_CM_EVENT_REJECTED, msg->reason);
     if (ev == NULL)
         return;
     ev->qp_err = true;
@@ -212,7 +238,7 @@ void cm_conn_on_connected(struct cm_id *id, int err)
         cm_id_set_timer(id, CM_TIMER_NONE, 0);
         return;
     }
-    if (err == ECONNREFUSED) {
+    if (err == ECONNREFUSED && !cm_is_ud(id)) {
         struct cm_msg none = {0};
         struct cm_event *rej;
 
@@ -381,8 +407,8 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *pub, struct rdma_conn_param *conn_
     if (id == NULL)
         return -1;
     if ((conn_param != NULL &&
-         cm_check_pdata(conn_param->private_data, conn_param->private_data_len, CM_PDATA_REQ,
-                        __func__) != 0) ||
+         cm_check_pdata(conn_param->private_data, conn_param->private_data_len,
+                        cm_is_ud(id) ? CM_PDATA_SIDR_REQ : CM_PDATA_REQ, __func__) != 0) ||
         cm_set_params(id, conn_param, false, __func__) != 0) {
         pthread_mutex_unlock(&cm_lock);
         return -1;
@@ -417,10 +443,21 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *pub, struct rdma_conn_param *conn_p
 
     if (id == NULL)
         return -1;
-    if (cm_check_pdata(pdata, len, CM_PDATA_REP, __func__) != 0 ||
+    if (cm_check_pdata(pdata, len, cm_is_ud(id) ? CM_PDATA_SIDR_REP : CM_PDATA_REP, __func__) !=
+                0 ||
         cm_set_params(id, conn_param, true, __func__) != 0) {
         pthread_mutex_unlock(&cm_lock);
         return -1;
+    }
+    if (cm_is_ud(id)) {
+        /* The SIDR REP names our QP and Q_Key; no event follows on this side. */
+        int ret = cm_conn_send(id, CM_MSG_REP, pdata, len, 0) != 0
+                          ? CM_REFUSE(ECONNRESET, "the requester is gone")
+                          : 0;
+
+        cm_conn_close(id, CM_CLOSED);
+        pthread_mutex_unlock(&cm_lock);
+        return ret;
     }
     if (id->pub.qp != NULL && (cm_qp_modify(id, IBV_QPS_RTR, __func__) != 0 ||
                                cm_qp_modify(id, IBV_QPS_RTS, __func__) != 0)) {
@@ -496,6 +533,11 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *pub)
     id = cm_id_of(pub);
     if (id == NULL) {
         ret = CM_REFUSE(EINVAL, "no id");
+    } else if (cm_is_ud(id)) {
+        /* Nothing to end (programs call it on every id, perftest too): said at INFO only. */
+        EMU_LOG_INFO("librdmacm: rdma_disconnect: a UD id (RDMA_PS_UDP) has no connection");
+        errno = EINVAL;
+        ret = -1;
     } else if (id->state == CM_CONNECTED || id->state == CM_REP_SENT) {
         cm_qp_to_err(id, __func__);
         if (cm_conn_send(id, CM_MSG_DREQ, NULL, 0, 0) != 0) {

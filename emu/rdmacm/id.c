@@ -152,12 +152,12 @@ CM_EXPORT int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_
 
     if (id == NULL)
         return CM_REFUSE(EINVAL, "no id pointer");
-    if (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB)
+    if (ps == RDMA_PS_IPOIB)
         return CM_REFUSE(EOPNOTSUPP,
-                         "port space 0x%x (UD) is not supported by softmlx5's "
-                         "librdmacm; RDMA_PS_TCP and RDMA_PS_IB (RC) are",
+                         "port space 0x%x (IPoIB) is not supported by softmlx5's librdmacm; "
+                         "RDMA_PS_TCP, RDMA_PS_IB (RC) and RDMA_PS_UDP (UD) are",
                          ps);
-    if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB)
+    if (ps != RDMA_PS_TCP && ps != RDMA_PS_IB && ps != RDMA_PS_UDP)
         return CM_REFUSE(EINVAL, "unknown port space 0x%x", ps);
     if (cm_devices_open() != 0)
         return CM_REFUSE(ENODEV, "no softmlx5 device can be opened");

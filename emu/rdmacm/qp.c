@@ -21,6 +21,44 @@
 #define CM_DEFAULT_TIMEOUT 14
 #define CM_HOP_LIMIT       64
 
+void cm_peer_ah_attr(const struct cm_id *id, struct ibv_ah_attr *ah)
+{
+    memset(ah, 0, sizeof(*ah));
+    ah->port_num = id->pub.port_num;
+    ah->dlid = id->peer.lid;
+    if (id->local.link_layer != IBV_LINK_LAYER_INFINIBAND) {
+        ah->is_global = 1;
+        ah->grh.dgid = id->peer.gid;
+        ah->grh.sgid_index = 0;
+        ah->grh.hop_limit = CM_HOP_LIMIT;
+        ah->grh.traffic_class = id->tos;
+    }
+}
+
+/* A UD QP's attributes: no peer, the port space's Q_Key (RDMA_UDP_QKEY), as librdmacm. */
+static int cm_qp_attr_ud(struct cm_id *id, struct ibv_qp_attr *a, int *mask, const char *call)
+{
+    switch (a->qp_state) {
+    case IBV_QPS_INIT:
+        a->pkey_index = 0;
+        a->port_num = id->pub.port_num;
+        a->qkey = RDMA_UDP_QKEY;
+        *mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+        return 0;
+    case IBV_QPS_RTR:
+        *mask = IBV_QP_STATE;
+        return 0;
+    case IBV_QPS_RTS:
+        a->sq_psn = id->local.psn;
+        *mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+        return 0;
+    default:
+        return CM_REFUSE_AS(call, EINVAL,
+                            "QP state %d: only INIT, RTR and RTS attributes are given",
+                            a->qp_state);
+    }
+}
+
 static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask, const char *call)
 {
     enum ibv_qp_state state = a->qp_state;
@@ -30,6 +68,8 @@ static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask, const 
                             "the id has no device yet (bind or resolve an address first)");
     memset(a, 0, sizeof(*a));
     a->qp_state = state;
+    if (cm_is_ud(id))
+        return cm_qp_attr_ud(id, a, mask, call);
     switch (state) {
     case IBV_QPS_INIT:
         a->pkey_index = 0;
@@ -46,15 +86,7 @@ static int cm_qp_attr(struct cm_id *id, struct ibv_qp_attr *a, int *mask, const 
         a->rq_psn = id->peer.psn;
         a->max_dest_rd_atomic = id->local.responder_resources;
         a->min_rnr_timer = CM_MIN_RNR_TIMER;
-        a->ah_attr.port_num = id->pub.port_num;
-        a->ah_attr.dlid = id->peer.lid;
-        if (id->local.link_layer != IBV_LINK_LAYER_INFINIBAND) {
-            a->ah_attr.is_global = 1;
-            a->ah_attr.grh.dgid = id->peer.gid;
-            a->ah_attr.grh.sgid_index = 0;
-            a->ah_attr.grh.hop_limit = CM_HOP_LIMIT;
-            a->ah_attr.grh.traffic_class = id->tos;
-        }
+        cm_peer_ah_attr(id, &a->ah_attr);
         *mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
                 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
         return 0;
@@ -190,9 +222,10 @@ static int cm_create_qp(struct cm_id *id, struct ibv_qp_init_attr_ex *a)
                             "the id has no device yet (bind or resolve an address first)");
     if (id->pub.qp != NULL)
         return CM_REFUSE_AS("rdma_create_qp", EINVAL, "the id already has a QP");
-    if (a->qp_type != IBV_QPT_RC)
+    if (a->qp_type != (cm_is_ud(id) ? IBV_QPT_UD : IBV_QPT_RC))
         return CM_REFUSE_AS("rdma_create_qp", EOPNOTSUPP,
-                            "QP type %d: the id's port space connects RC QPs", a->qp_type);
+                            "QP type %d: the id's port space takes %s QPs", a->qp_type,
+                            cm_is_ud(id) ? "UD (RDMA_PS_UDP)" : "RC (RDMA_PS_TCP, RDMA_PS_IB)");
     if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL) {
         a->comp_mask |= IBV_QP_INIT_ATTR_PD;
         a->pd = cm_default_pd(id->dev);
@@ -213,7 +246,10 @@ static int cm_create_qp(struct cm_id *id, struct ibv_qp_init_attr_ex *a)
         return CM_REFUSE_AS("rdma_create_qp", err, "ibv_create_qp_ex failed");
     }
     id->pub.qp = qp;
-    if (cm_qp_modify(id, IBV_QPS_INIT, "rdma_create_qp") != 0) {
+    /* A UD QP needs no peer: it is ready to send at once, as librdmacm makes it. */
+    if (cm_qp_modify(id, IBV_QPS_INIT, "rdma_create_qp") != 0 ||
+        (cm_is_ud(id) && (cm_qp_modify(id, IBV_QPS_RTR, "rdma_create_qp") != 0 ||
+                          cm_qp_modify(id, IBV_QPS_RTS, "rdma_create_qp") != 0))) {
         err = errno;
         ibv_destroy_qp(qp);
         id->pub.qp = NULL;

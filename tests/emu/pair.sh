@@ -3,19 +3,22 @@
 # Runs an unmodified server program and its client, each under softmlx5-run, on one host or on
 # two test hosts (network namespaces joined by a veth pair, made here, so the devices cannot
 # share abstract Unix sockets and must connect over TCP to the address given to the launcher):
-#   pair.sh [--netns] [--expect server|client REGEX COUNT]... RUN \
+#   pair.sh [--netns] [--port PORT] [--expect server|client REGEX COUNT]... RUN \
 #           -- SERVER_PROGRAM ARGS... -- CLIENT_PROGRAM ARGS...
 # In the arguments @ADDR@ is the server's address (127.0.0.1, or 192.0.2.1 in its namespace) and
-# @PORT@ a TCP port (random on one host, 18515 across namespaces); the client starts once the
-# server listens on @PORT@. Both must exit 0, and each --expect'ed output must hold at least
-# COUNT lines matching REGEX (grep -E). Exit 77 (skipped) when a program or the namespaces are
+# @PORT@ a TCP port (random on one host, 18515 across namespaces, or --port's, for a server
+# that listens on a fixed one); the client starts once the server listens on it. Both must exit 0 within PAIR_TIMEOUT seconds each (default 45; a
+# side stopped at it exits 124), and each --expect'ed output must hold at least COUNT lines
+# matching REGEX (grep -E). Exit 77 (skipped) when a program or the namespaces are
 # not available.
 set -u
 netns=0
+fixed_port=
 expects=()
 while [ $# -gt 0 ]; do
     case $1 in
     --netns) netns=1; shift ;;
+    --port) fixed_port=$2; shift 2 ;;
     --expect) expects+=("$2" "$3" "$4"); shift 4 ;;
     *) break ;;
     esac
@@ -80,16 +83,19 @@ subst() {
         printf '%s\n' "${arg//@PORT@/$port}"
     done
 }
+[ -n "$fixed_port" ] && port=$fixed_port
 mapfile -t server_args < <(subst "${server_args[@]}")
 mapfile -t client_args < <(subst "${client_args[@]}")
 
-"${on_server[@]}" "${server_args[@]}" >"$out/server" 2>&1 &
+# Each side has a time limit inside ctest's: a side that hangs is stopped, and both outputs show.
+limit=${PAIR_TIMEOUT:-45}
+"${on_server[@]}" timeout -k 2 "$limit" "${server_args[@]}" >"$out/server" 2>&1 &
 server=$!
-for _ in $(seq 50); do
+for _ in $(seq 300); do # a loaded machine may take seconds to start the server
     "${in_server_ns[@]}" ss -ltn 2>/dev/null | grep -q ":$port " && break
     sleep 0.1
 done
-"${on_client[@]}" "${client_args[@]}" >"$out/client" 2>&1
+"${on_client[@]}" timeout -k 2 "$limit" "${client_args[@]}" >"$out/client" 2>&1
 client_rc=$?
 wait "$server"
 server_rc=$?

@@ -58,7 +58,11 @@ static void test_refusals(struct rdma_event_channel *ch)
     uint8_t tos = 0;
 
     REFUSED(rdma_create_id(ch, NULL, NULL, RDMA_PS_TCP), EINVAL);
-    REFUSED(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP), EOPNOTSUPP);
+    REFUSED(rdma_create_id(ch, &id, NULL, RDMA_PS_IPOIB), EOPNOTSUPP);
+    /* A UD id takes UD QPs only, and has no connection to end. */
+    CHECK(rdma_create_id(ch, &id, NULL, RDMA_PS_UDP) == 0);
+    REFUSED(rdma_disconnect(id), EINVAL);
+    CHECK(rdma_destroy_id(id) == 0);
     REFUSED(rdma_create_id(ch, &id, NULL, (enum rdma_port_space)0x1234), EINVAL);
     REFUSED(rdma_get_cm_event(NULL, &ev), EINVAL);
     REFUSED(rdma_get_cm_event(ch, NULL), EINVAL);

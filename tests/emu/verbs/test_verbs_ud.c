@@ -5,7 +5,8 @@
  * buffer (RoCE v2: the IPv4 header in its last 20 bytes; InfiniBand, run
  * with --link ib: the GRH, or none for an address handle without one, and
  * the sender's LID in the completion) and the completion's GRH flag, source
- * QP and immediate; a datagram with a wrong
+ * QP and immediate; an answer through an address handle made from the
+ * completion (ibv_create_ah_from_wc); a datagram with a wrong
  * Q_Key dropped and counted, a controlled Q_Key in the work request (high
  * bit) standing for the sender QP's own; a send over the port MTU completing
  * with a local length error and the QP in SQE until moved back to RTS; a
@@ -36,8 +37,8 @@ static struct ibv_ah *ah;
 static struct ibv_port_attr port;
 static union ibv_gid gid;
 
-static int ud_send(struct vu_end *e, uint32_t qpn, uint32_t qkey, uint32_t off, uint32_t len,
-                   enum ibv_wr_opcode op)
+static int ud_send_ah(struct vu_end *e, struct ibv_ah *to, uint32_t qpn, uint32_t qkey,
+                      uint32_t off, uint32_t len, enum ibv_wr_opcode op)
 {
     struct ibv_sge sge = {(uintptr_t)e->buf + off, len, e->mr->lkey};
     struct ibv_send_wr wr, *bad;
@@ -49,10 +50,16 @@ static int ud_send(struct vu_end *e, uint32_t qpn, uint32_t qkey, uint32_t off, 
     wr.opcode = op;
     wr.send_flags = IBV_SEND_SIGNALED;
     wr.imm_data = 0x5a5a0001;
-    wr.wr.ud.ah = ah;
+    wr.wr.ud.ah = to;
     wr.wr.ud.remote_qpn = qpn;
     wr.wr.ud.remote_qkey = qkey;
     return ibv_post_send(e->qp, &wr, &bad);
+}
+
+static int ud_send(struct vu_end *e, uint32_t qpn, uint32_t qkey, uint32_t off, uint32_t len,
+                   enum ibv_wr_opcode op)
+{
+    return ud_send_ah(e, ah, qpn, qkey, off, len, op);
 }
 
 /* The sender's completion of a datagram: its status. */
@@ -108,6 +115,49 @@ static void test_send_recv_grh(void)
         VU_CHECK(wc.slid == port.lid, "slid 0x%x is the sender's LID 0x%x", wc.slid, port.lid);
     }
     VU_CHECK(memcmp(grh + GRH, a.buf, MSG) == 0, "the message follows the GRH");
+}
+
+/*
+ * The answer to a datagram's sender through an address handle made from its
+ * completion and GRH area (ibv_create_ah_from_wc), as a UD server answers
+ * clients it knows only from their requests (perftest's UD latency tests).
+ */
+static void test_reply_from_wc(void)
+{
+    struct ibv_grh *grh = (struct ibv_grh *)(b.buf + RECV_OFF);
+    struct ibv_ah_attr attr;
+    struct ibv_ah *back;
+    struct ibv_wc wc;
+
+    VU_CHECK(vu_post_recv(&b, 2, RECV_OFF, GRH + MSG) == 0 &&
+                     ud_send(&a, b.qp->qp_num, QKEY, 0, MSG, IBV_WR_SEND) == 0 &&
+                     send_status() == IBV_WC_SUCCESS && vu_wait(b.cq, &wc, 2000) == 1 &&
+                     wc.status == IBV_WC_SUCCESS,
+             "a datagram from a to b");
+    VU_CHECK(ibv_init_ah_from_wc(ctx.ctx, 1, &wc, grh, &attr) == 0, "ibv_init_ah_from_wc");
+    VU_CHECK(attr.is_global && memcmp(attr.grh.dgid.raw, gid.raw, 16) == 0 &&
+                     attr.grh.sgid_index == 0 && attr.port_num == 1,
+             "the sender's GID, our GID index 0, port 1");
+    back = ibv_create_ah_from_wc(ctx.pd, &wc, grh, 1);
+    VU_CHECK(back != NULL, "ibv_create_ah_from_wc");
+    if (back == NULL)
+        return;
+    for (uint32_t i = 0; i < MSG; i++)
+        b.buf[i] = (uint8_t)(i ^ 0x3c);
+    VU_CHECK(vu_post_recv(&a, 3, RECV_OFF, GRH + MSG) == 0 &&
+                     ud_send_ah(&b, back, wc.src_qp, QKEY, 0, MSG, IBV_WR_SEND) == 0,
+             "b answers a through it");
+    VU_CHECK(vu_wait(b.cq, &wc, 2000) == 1 && wc.status == IBV_WC_SUCCESS, "b's send completes");
+    VU_CHECK(vu_wait(a.cq, &wc, 2000) == 1 && wc.status == IBV_WC_SUCCESS &&
+                     wc.src_qp == b.qp->qp_num && memcmp(a.buf + RECV_OFF + GRH, b.buf, MSG) == 0,
+             "a receives the answer, byte for byte");
+    ibv_destroy_ah(back);
+    /* A completion with a GRH needs the GRH area; errors are named, nothing is made. */
+    wc.wc_flags = IBV_WC_GRH;
+    VU_CHECK(ibv_init_ah_from_wc(ctx.ctx, 1, &wc, NULL, &attr) == EINVAL, "no GRH area: EINVAL");
+    errno = 0;
+    VU_CHECK(ibv_create_ah_from_wc(NULL, &wc, grh, 1) == NULL && errno == EINVAL,
+             "no PD: NULL, EINVAL");
 }
 
 /* InfiniBand: an address handle without a GRH (LID only); the receive buffer gets none. */
@@ -244,6 +294,7 @@ int main(void)
     VU_CHECK(ah != NULL, "address handle");
     if (ah != NULL) {
         test_send_recv_grh();
+        test_reply_from_wc();
         if (port.link_layer == IBV_LINK_LAYER_INFINIBAND)
             test_no_grh();
         test_qkey();
