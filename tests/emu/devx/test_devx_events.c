@@ -177,15 +177,21 @@ static void expect_no_event(struct fx *f)
     assert_int_equal(next_event(f, QUIET_MS, &cookie), 0);
 }
 
-/* A signalled RDMA write from a to b, completed successfully. */
+/* A signalled 64-byte RDMA write from a to b. */
+static struct dp_wqe write_wqe(const struct fx *f)
+{
+    return (struct dp_wqe){.opcode = PRM_WQE_OPCODE_RDMA_WRITE,
+                           .signaled = true,
+                           .raddr = f->ib.addr,
+                           .rkey = f->ib.rkey,
+                           .len = 64,
+                           .laddr = (uintptr_t)f->a.buf};
+}
+
+/* The write, completed successfully. */
 static void write_ok(struct fx *f)
 {
-    struct dp_wqe w = {.opcode = PRM_WQE_OPCODE_RDMA_WRITE,
-                       .signaled = true,
-                       .raddr = f->ib.addr,
-                       .rkey = f->ib.rkey,
-                       .len = 64,
-                       .laddr = (uintptr_t)f->a.buf};
+    struct dp_wqe w = write_wqe(f);
     struct prm_cqe64 cqe;
 
     dp_post(&f->a, &w);
@@ -198,12 +204,7 @@ static void write_ok(struct fx *f)
 static void error_cqe(struct fx *f)
 {
     uint8_t in[PRM_2ERR_QP_IN_SIZE] = {0}, status = 0;
-    struct dp_wqe w = {.opcode = PRM_WQE_OPCODE_RDMA_WRITE,
-                       .signaled = true,
-                       .raddr = f->ib.addr,
-                       .rkey = f->ib.rkey,
-                       .len = 64,
-                       .laddr = (uintptr_t)f->a.buf};
+    struct dp_wqe w = write_wqe(f);
     struct prm_cqe64 cqe;
 
     assert_int_equal(dt_qp_cmd(f->a.qp, PRM_CMD_2ERR_QP, f->a.qpn, in, sizeof(in), &status), 0);
@@ -448,12 +449,7 @@ static void test_cq_error_event(void **state)
     uint64_t count = 0;
     uint32_t cqn_be;
     int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    struct dp_wqe w = {.opcode = PRM_WQE_OPCODE_RDMA_WRITE,
-                       .signaled = true,
-                       .raddr = f->ib.addr,
-                       .rkey = f->ib.rkey,
-                       .len = 64,
-                       .laddr = (uintptr_t)f->a.buf};
+    struct dp_wqe w = write_wqe(f);
 
     assert_int_equal(
             mlx5dv_devx_subscribe_devx_event(f->ch, f->a.cq, sizeof(err_ev), &err_ev, COOKIE), 0);

@@ -165,15 +165,17 @@ static void test_malformed(void)
     vu_close(&c);
 }
 
-static void test_peer_killed(void)
+/*
+ * Forks a peer process whose QP B (a device of its own) is connected to A,
+ * made here with a CQ of cqe entries and a send queue of sq; the child then
+ * waits to be killed (stay) or exits at once. Returns the child's pid, with
+ * B's address in *ib, or -1 when the set-up failed.
+ */
+static pid_t peer_fork(struct vu_ctx *c, struct vu_end *a, int cqe, uint32_t sq, bool stay,
+                       struct vu_info *ib)
 {
-    int sv[2], status;
-    struct vu_ctx c;
-    struct vu_end a;
-    struct vu_info ia, ib;
-    struct ibv_wc wc;
-    int ok = 0, retry = 0, flushed = 0, other = 0;
-    long start, elapsed;
+    struct vu_info ia;
+    int sv[2];
     pid_t pid;
     char ready;
 
@@ -183,22 +185,47 @@ static void test_peer_killed(void)
         struct vu_end b;
 
         close(sv[0]);
-        if (vu_open(&c) || vu_end_create(&c, &b, 16, 4, 4, ACCESS_ALL))
+        if (vu_open(c) || vu_end_create(c, &b, 16, 4, 4, ACCESS_ALL))
             _exit(2);
-        vu_info_of(&c, &b, &ib);
-        if (write(sv[1], &ib, sizeof(ib)) != sizeof(ib) ||
+        vu_info_of(c, &b, ib);
+        if (write(sv[1], ib, sizeof(*ib)) != sizeof(*ib) ||
             read(sv[1], &ia, sizeof(ia)) != sizeof(ia) || vu_connect(&b, &ia, ACCESS_ALL, 7) ||
             write(sv[1], "r", 1) != 1)
             _exit(2);
-        pause(); /* killed by the parent */
-        _exit(0);
+        if (stay)
+            pause(); /* killed by the parent */
+        _exit(0);    /* its QP and its connections go with the process */
     }
     close(sv[1]);
-    if (vu_open(&c) || vu_end_create(&c, &a, 256, 128, 4, ACCESS_ALL))
-        return;
-    vu_info_of(&c, &a, &ia);
-    if (read(sv[0], &ib, sizeof(ib)) != sizeof(ib) || write(sv[0], &ia, sizeof(ia)) != sizeof(ia) ||
-        vu_connect(&a, &ib, ACCESS_ALL, 7) || read(sv[0], &ready, 1) != 1)
+    if (vu_open(c) || vu_end_create(c, a, cqe, sq, 4, ACCESS_ALL)) {
+        close(sv[0]);
+        return -1;
+    }
+    vu_info_of(c, a, &ia);
+    if (read(sv[0], ib, sizeof(*ib)) != sizeof(*ib) ||
+        write(sv[0], &ia, sizeof(ia)) != sizeof(ia) || vu_connect(a, ib, ACCESS_ALL, 7) ||
+        read(sv[0], &ready, 1) != 1) {
+        close(sv[0]);
+        return -1;
+    }
+    close(sv[0]);
+    return pid;
+}
+
+static void test_peer_killed(void)
+{
+    int status;
+    struct vu_ctx c;
+    struct vu_end a;
+    struct vu_info ib;
+    struct ibv_wc wc;
+    int ok = 0, retry = 0, flushed = 0, other = 0;
+    long start, elapsed;
+    pid_t pid;
+
+    pid = peer_fork(&c, &a, 256, 128, true, &ib);
+    VU_CHECK(pid >= 0, "a peer connected");
+    if (pid < 0)
         return;
     for (int i = 0; i < 100; i++)
         vu_post(&a, IBV_WR_RDMA_WRITE, (uint64_t)i, 0, 65536, &ib, 0, IBV_SEND_SIGNALED);
@@ -233,34 +260,17 @@ static void test_peer_killed(void)
 /* B connects, then exits; A's write posted afterwards completes with retry-exceeded, late. */
 static void test_peer_exited(void)
 {
-    int sv[2], status;
+    int status;
     struct vu_ctx c;
     struct vu_end a;
-    struct vu_info ia, ib;
+    struct vu_info ib;
     struct ibv_wc wc = {0};
     long start, elapsed;
     pid_t pid;
 
-    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
-    pid = fork();
-    if (pid == 0) {
-        struct vu_end b;
-
-        close(sv[0]);
-        if (vu_open(&c) || vu_end_create(&c, &b, 16, 4, 4, ACCESS_ALL))
-            _exit(2);
-        vu_info_of(&c, &b, &ib);
-        if (write(sv[1], &ib, sizeof(ib)) != sizeof(ib) ||
-            read(sv[1], &ia, sizeof(ia)) != sizeof(ia) || vu_connect(&b, &ia, ACCESS_ALL, 7))
-            _exit(2);
-        _exit(0); /* its QP and its connections go with the process */
-    }
-    close(sv[1]);
-    if (vu_open(&c) || vu_end_create(&c, &a, 16, 8, 4, ACCESS_ALL))
-        return;
-    vu_info_of(&c, &a, &ia);
-    if (read(sv[0], &ib, sizeof(ib)) != sizeof(ib) || write(sv[0], &ia, sizeof(ia)) != sizeof(ia) ||
-        vu_connect(&a, &ib, ACCESS_ALL, 7))
+    pid = peer_fork(&c, &a, 16, 8, false, &ib);
+    VU_CHECK(pid >= 0, "a peer connected");
+    if (pid < 0)
         return;
     waitpid(pid, &status, 0);
     VU_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the peer connected and exited");
@@ -273,7 +283,6 @@ static void test_peer_exited(void)
     VU_CHECK(wc.status == IBV_WC_RETRY_EXC_ERR, "with retry-exceeded (status %d)", wc.status);
     VU_CHECK(elapsed >= 400 && elapsed < 500 + 1500,
              "once the 500 ms retry timeout has passed, not at once (%ld ms)", elapsed);
-    close(sv[0]);
     vu_end_destroy(&a);
     vu_close(&c);
 }
