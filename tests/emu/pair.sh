@@ -70,7 +70,12 @@ if [ "$netns" -eq 1 ]; then
     where="across two hosts over TCP"
 else
     addr=127.0.0.1
-    port=$((20000 + RANDOM % 20000))
+    # Below the kernel's ephemeral range (32768 and up: other tests' outgoing connections), and
+    # not taken by another test's socket.
+    for _ in $(seq 20); do
+        port=$((20000 + RANDOM % 12000))
+        ss -tan 2>/dev/null | grep -q ":$port " || break
+    done
     on_server=("$run" --)
     on_client=("$run" --)
     in_server_ns=()
@@ -93,6 +98,7 @@ limit=${PAIR_TIMEOUT:-45}
 server=$!
 for _ in $(seq 300); do # a loaded machine may take seconds to start the server
     "${in_server_ns[@]}" ss -ltn 2>/dev/null | grep -q ":$port " && break
+    kill -0 "$server" 2>/dev/null || break # it exited (it could not listen): no wait
     sleep 0.1
 done
 "${on_client[@]}" timeout -k 2 "$limit" "${client_args[@]}" >"$out/client" 2>&1
