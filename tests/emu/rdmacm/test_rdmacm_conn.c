@@ -146,6 +146,9 @@ static void send_msg(struct conn *c, const char *text)
     snprintf(c->buf[0], MSG_LEN, "%s", text);
     CHECK(ibv_post_send(c->qp, &wr, &bad) == 0);
     wc = poll_one(c);
+    if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_SEND)
+        fprintf(stderr, "%s: the send's completion is %s, opcode %d, wr_id %llu\n", who,
+                ibv_wc_status_str(wc.status), (int)wc.opcode, (unsigned long long)wc.wr_id);
     CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND);
 }
 
