@@ -112,12 +112,28 @@ uint64_t engine_acks_due(struct emu_engine *e, uint64_t now, uint64_t max_age_ns
 }
 
 /*
+ * The connection a connected QP's answers leave on: its own (qp->peer), which
+ * its requests take too, so that what the QP sends reaches the peer in the
+ * order it was sent, as on a NIC's one link. Two devices that dial each other
+ * at once share two connections, and an ACK on the one the request came by
+ * could arrive after a send the program posted once it saw the receive's
+ * CQE. A DCT answers each DCI on the connection its request came by.
+ */
+static struct emu_conn *resp_out(const struct emu_qp *qp, struct emu_conn *in)
+{
+    if (qp->tp->dc == PRM_QP_DC_DCT || qp->peer == NULL || emu_conn_dead(qp->peer))
+        return in;
+    return qp->peer;
+}
+
+/*
  * Owes an ACK for psn (cumulative: it acknowledges every earlier request of
  * the QP too); now: the requester asked for it at once.
  */
-static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint32_t len,
+static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *in, uint32_t psn, uint32_t len,
                           bool now)
 {
+    struct emu_conn *conn = resp_out(qp, in);
     struct engine_conn *ec;
     int i;
 
@@ -143,13 +159,17 @@ static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn
     ec->ack_bytes += len;
     if (++ec->ack_frames >= RESP_ACK_EVERY_FRAMES || ec->ack_bytes >= RESP_ACK_EVERY_BYTES)
         engine_ack_flush(conn);
+    /* The end of the batch read from in does not cover this one: sent or listed as owed now. */
+    if (conn != in)
+        engine_batch_end(conn);
     return 0;
 }
 
 /* An answer; the payload is released by release(arg) once it has left (NULL: copied). */
-static int resp_answer(struct emu_qp *qp, struct emu_conn *conn, uint8_t type, uint32_t psn,
+static int resp_answer(struct emu_qp *qp, struct emu_conn *in, uint8_t type, uint32_t psn,
                        const struct iovec *iov, uint32_t len, void (*release)(void *), void *arg)
 {
+    struct emu_conn *conn = resp_out(qp, in);
     struct emu_wire_hdr h;
 
     /* Answers leave in request order: owed ACKs go before this one. */
@@ -184,8 +204,9 @@ static void resp_error_event(struct emu_qp *qp, uint8_t syndrome)
 }
 
 /* A refusal: NAK, or for a QP without acknowledgements (UC) the request is dropped, counted. */
-static int resp_nak(struct emu_qp *qp, struct emu_conn *conn, uint32_t psn, uint8_t syndrome)
+static int resp_nak(struct emu_qp *qp, struct emu_conn *in, uint32_t psn, uint8_t syndrome)
 {
+    struct emu_conn *conn = resp_out(qp, in);
     struct emu_wire_hdr h;
 
     if (!qp->tp->acked) {
@@ -377,7 +398,7 @@ static int resp_data_complete(struct emu_qp *qp, struct emu_conn *conn,
          */
         if (now) {
             rc = resp_ack_defer(qp, conn, psn, len, true);
-            engine_ack_flush(conn);
+            engine_ack_flush(resp_out(qp, conn));
         }
         engine_cqe_resp(qp, op, (uint32_t)rindex, len, h->imm,
                         be32toh(h->src_qpn) & PRM_CQE_QPN_MASK, 0,
