@@ -2,9 +2,10 @@
 /*
  * Completion entries: CQE64s for send and receive work (a receive from an
  * XRC SRQ completes on the SRQ's CQ). After each CQE the loop is woken when
- * some send queue waits on a CQ (WAIT WQEs).
+ * some send queue waits on a CQ (WAIT WQEs), or when the CQ was in error.
  */
 #include <endian.h>
+#include <errno.h>
 
 #include "engine/engine_int.h"
 #include "nic/cq.h"
@@ -18,7 +19,10 @@ static void cqe_push(struct emu_qp *qp, struct emu_cq *cq, const struct prm_cqe6
 {
     struct emu_engine *e = qp->nic->engine;
 
-    emu_cq_push(cq, cqe, op_own, solicited);
+    /* The CQ is in error: the loop fails every QP that completes on it (engine_cq_errors). */
+    if (emu_cq_push(cq, cqe, op_own, solicited) == EOVERFLOW &&
+        __atomic_exchange_n(&e->cq_errors, 1, __ATOMIC_ACQ_REL) == 0)
+        engine_kick(e);
     /* Sequentially consistent: a WAIT arms itself before it reads the CQ's producer. */
     if (__atomic_load_n(&e->waiting, __ATOMIC_SEQ_CST) > 0) {
         __atomic_store_n(&e->wait_signal, 1, __ATOMIC_RELEASE);

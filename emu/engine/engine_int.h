@@ -38,6 +38,7 @@ struct emu_engine {
     int wait_signal;          /* a CQE was written while some SQ waits (atomic) */
     int tx_stalled;           /* send queues held back by a full transmit queue (atomic) */
     int err_rqs;              /* QPs in ERR whose newly posted receives the loop flushes (atomic) */
+    int cq_errors;            /* a CQE found its CQ in error: the loop fails its QPs (atomic) */
     uint64_t last_flush_ns;   /* those last checked (rx_lock) */
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
     uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
@@ -254,6 +255,8 @@ void engine_tx_resume(struct emu_nic *nic, struct emu_conn *conn);
 void engine_waits(struct emu_nic *nic);
 /* Receives posted to QPs in ERR (DevX rings: software only moves the doorbell record) flushed. */
 void engine_err_rqs(struct emu_nic *nic);
+/* QPs whose send or receive CQ is in error enter ERR with QP_FATAL (engine_qp_fatal). */
+void engine_cq_errors(struct emu_nic *nic);
 
 /* ---- atomics.c ---- */
 struct engine_atomic_op {
@@ -297,6 +300,8 @@ uint32_t engine_gid_ipv4(const uint8_t gid[16]);
  * pending WQE at the head, flush CQEs for the rest of the SQ and the RQ.
  */
 void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome);
+/* qp (lock held) cannot report completions (its CQ is in error): QP_FATAL, then ERR. */
+void engine_qp_fatal(struct emu_qp *qp);
 /* Pops completed WQEs from the head of the pending ring, writing their CQEs (qp->lock held). */
 void engine_complete(struct emu_qp *qp);
 struct emu_pending *engine_pending_find(struct emu_qp *qp, uint32_t psn);

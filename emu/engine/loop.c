@@ -24,6 +24,7 @@
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 #include "nic/config.h"
+#include "nic/cq.h"
 #include "nic/nic.h"
 #include "nic/qp.h"
 #include "nic/uar.h"
@@ -115,6 +116,20 @@ void engine_err_rqs(struct emu_nic *nic)
     engine_each_qp(nic, loop_err_rq_check, NULL);
 }
 
+static bool loop_cq_error_check(struct emu_qp *qp, void *arg)
+{
+    (void)arg;
+    if (qp->state != PRM_QP_STATE_RST && qp->state != PRM_QP_STATE_ERR &&
+        (emu_cq_in_error(qp->p.send_cq) || emu_cq_in_error(qp->p.recv_cq)))
+        engine_qp_fatal(qp);
+    return false;
+}
+
+void engine_cq_errors(struct emu_nic *nic)
+{
+    engine_each_qp(nic, loop_cq_error_check, NULL);
+}
+
 void engine_tx_resume(struct emu_nic *nic, struct emu_conn *conn)
 {
     if (__atomic_load_n(&nic->engine->tx_stalled, __ATOMIC_RELAXED) > 0)
@@ -145,6 +160,8 @@ static void loop_due(struct emu_engine *e)
             engine_err_rqs(e->nic);
         }
     }
+    if (__atomic_exchange_n(&e->cq_errors, 0, __ATOMIC_ACQ_REL))
+        engine_cq_errors(e->nic);
     if (__atomic_load_n(&e->waiting, __ATOMIC_ACQUIRE) > 0) {
         if (now == 0)
             now = emu_now_ns();

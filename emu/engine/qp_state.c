@@ -332,6 +332,19 @@ void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome)
     emu_engine_rq_flush(qp);
 }
 
+/*
+ * As ConnectX: a QP whose CQ overran cannot report its completions, so it
+ * gets QP_FATAL (after the CQ's CQ_ERR) and enters ERR; the owner resets it.
+ */
+void engine_qp_fatal(struct emu_qp *qp)
+{
+    EMU_LOG_ERR("QP 0x%x: its CQ is in error (overrun), so its completions cannot be reported; "
+                "the QP enters the error state (QP_FATAL): reset it and give it a new CQ",
+                qp->qpn);
+    emu_async_raise(qp->nic, qp->ibv.context, IBV_EVENT_QP_FATAL, &qp->ibv);
+    engine_qp_fail(qp, 0);
+}
+
 void engine_complete(struct emu_qp *qp)
 {
     while (qp->pending_head != qp->pending_tail) {

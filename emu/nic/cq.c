@@ -97,7 +97,7 @@ int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_o
         return EOVERFLOW;
     }
     if (!cq->p.overrun_ignore && ((cq->producer - cq_sw_consumer(cq)) & 0xffffff) >= size) {
-        cq->overrun = true;
+        __atomic_store_n(&cq->overrun, true, __ATOMIC_RELEASE);
         emu_cq_error_event(cq, CQ_ERROR_SYNDROME_OVERRUN);
         pthread_mutex_unlock(&cq->lock);
         emu_async_raise(cq->nic, cq->ibv.context, IBV_EVENT_CQ_ERR, &cq->ibv);

@@ -109,6 +109,12 @@ struct emu_cq *emu_cq_lookup(struct emu_nic *nic, uint32_t cqn);
 int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_opcode,
                 bool solicited);
 
+/* cq (NULL: none) overran and is in error: nothing more is written to it. */
+static inline bool emu_cq_in_error(const struct emu_cq *cq)
+{
+    return cq != NULL && __atomic_load_n(&cq->overrun, __ATOMIC_ACQUIRE);
+}
+
 /*
  * Completion events (cq_event.c). Arms the CQ for one completion event (as
  * the CQ arm doorbell does): the next CQE (or, with solicited_only, the next

@@ -5,7 +5,7 @@
  * (QP_ACCESS_ERR, the responder's QP in ERR), the first request a QP in RTR
  * takes (COMM_EST), a QP of an SRQ entering ERR (QP_LAST_WQE_REACHED), an
  * SRQ falling below its armed limit (SRQ_LIMIT_REACHED, then disarmed), a
- * CQ overrun (CQ_ERR), a port going down and up (PORT_ERR, PORT_ACTIVE,
+ * CQ overrun (CQ_ERR, then QP_FATAL for its QP), a port going down and up (PORT_ERR, PORT_ACTIVE,
  * through the test call emu_port_set_state). Also: the async fd polls and
  * reads non-blocking as rdma-core's, and a destroy waits for the
  * acknowledgement of the events delivered for its object.
@@ -170,7 +170,10 @@ static void test_srq_events(void)
     VU_CHECK(ibv_destroy_srq(srq) == 0, "SRQ destroyed");
 }
 
-/* More completions than a CQ holds, never polled: CQ_ERR. */
+/*
+ * More completions than a CQ holds, never polled: CQ_ERR, then QP_FATAL for
+ * the QP completing on it, which enters ERR; the peer, on its own CQ, lives.
+ */
 static void test_cq_overrun(void)
 {
     struct vu_end a, b;
@@ -185,6 +188,11 @@ static void test_cq_overrun(void)
                          0,
                  "write %d posted", i);
     expect_event(IBV_EVENT_CQ_ERR, a.cq, "CQ overrun");
+    expect_event(IBV_EVENT_QP_FATAL, a.qp, "its QP cannot report completions");
+    VU_CHECK(qp_state(a.qp) == IBV_QPS_ERR, "the QP of the CQ in error is in ERR (%d)",
+             qp_state(a.qp));
+    VU_CHECK(qp_state(b.qp) == IBV_QPS_RTS, "the peer's QP is still in RTS (%d)", qp_state(b.qp));
+    expect_quiet("one QP_FATAL, nothing for the peer");
     vu_end_destroy(&a);
     vu_end_destroy(&b);
 }
