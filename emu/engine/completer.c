@@ -2,7 +2,8 @@
 /*
  * The completer (receive side, receive lock held): responses complete the
  * requests they answer. ACKs are cumulative, NAKs fail a request (or make
- * the requester wait out an RNR timer), read and atomic responses are
+ * the requester wait out an RNR timer, or resend it with its bytes instead
+ * of a GPU reference), read and atomic responses are
  * scattered into the WQE's local buffers, a large read response over as
  * many readiness events as it takes. Also the requester's timers: a request
  * unanswered within its period is resent, then fails with retry-exceeded.
@@ -83,6 +84,27 @@ static void completer_nak(struct emu_qp *qp, struct emu_pending *e, const struct
 {
     EMU_LOG_DBG("QP 0x%x: NAK syndrome 0x%x for PSN 0x%x (RNR retries left %u)", qp->qpn,
                 h->syndrome, e->psn, qp->rnr_retries_left);
+    if (h->syndrome == EMU_WIRE_NAK_RESEND) {
+        /*
+         * The peer cannot open our GPU references: resent at once with the
+         * bytes. Asked again once refused (another QP's reference still in
+         * flight, or a peer that keeps asking), it costs a retry.
+         */
+        if (qp->peer != NULL && emu_conn_gpu_refs(qp->peer)) {
+            emu_conn_gpu_refused(qp->peer);
+        } else if (qp->retries_left > 0) {
+            qp->retries_left--;
+        } else {
+            e->done = true;
+            e->syndrome = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+            if (e->needs_response)
+                qp->reads_in_flight--;
+            return;
+        }
+        qp->rnr_resume_ns = emu_now_ns();
+        engine_kick(qp->nic->engine);
+        return;
+    }
     if (h->syndrome != EMU_WIRE_NAK_RNR) {
         e->done = true;
         e->syndrome = h->syndrome;

@@ -90,6 +90,8 @@ struct ibv_device;
 uint64_t emu_wire_rejected_frames(struct ibv_device *device);
 uint64_t emu_wire_pulled_bytes(struct ibv_device *device);
 uint64_t emu_wire_pushed_bytes(struct ibv_device *device);
+/* For tests: bytes copied GPU to GPU from same-host peers' GPU memory (CUDA IPC). */
+uint64_t emu_gpu_ref_bytes(struct ibv_device *device);
 
 /*
  * Why a request was dropped without an answer (UC and UD responders never

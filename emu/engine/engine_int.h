@@ -39,6 +39,7 @@ struct emu_engine {
     int tx_stalled;           /* send queues held back by a full transmit queue (atomic) */
     int err_rqs;              /* QPs in ERR whose newly posted receives the loop flushes (atomic) */
     int cq_errors;            /* a CQE found its CQ in error: the loop fails its QPs (atomic) */
+    uint64_t gpu_ref_bytes;   /* bytes copied from peers' GPU references (atomic) */
     uint64_t last_flush_ns;   /* those last checked (rx_lock) */
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
     uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
@@ -93,6 +94,14 @@ int engine_sgl_mapped(const struct engine_sgl *s);
 /* Copies len bytes from src into the list / the whole list into dst; errno-style, never faults. */
 int engine_sgl_scatter(const struct engine_sgl *s, const void *src, uint32_t len);
 int engine_sgl_gather(const struct engine_sgl *s, void *dst);
+/*
+ * Copies len bytes at a peer's GPU reference into s, GPU to GPU (gpu_ipc.h):
+ * 0; ENOTSUP, nothing written, when some entry of s is not GPU memory or the
+ * reference cannot be opened here; EIO.
+ */
+struct emu_gpu_ref;
+int engine_sgl_copy_gpu_ref(const struct engine_sgl *s, const struct emu_gpu_ref *ref,
+                            uint32_t len);
 /* A heap copy whose keys stay held until engine_sgl_free (a wire release callback). */
 struct engine_sgl *engine_sgl_dup(const struct engine_sgl *s);
 void engine_sgl_free(void *sgl);

@@ -453,6 +453,17 @@ static const struct emu_wire *loop_wire_of(struct ibv_device *device)
     return nic->engine != NULL ? nic->engine->wire : NULL;
 }
 
+/* Exported for tests: bytes the device copied GPU to GPU from peers' GPU references. */
+uint64_t emu_gpu_ref_bytes(struct ibv_device *device)
+{
+    struct emu_nic *nic;
+
+    if (device == NULL || !emu_nic_owns_device(device))
+        return 0;
+    nic = emu_nic_of(device);
+    return nic->engine != NULL ? __atomic_load_n(&nic->engine->gpu_ref_bytes, __ATOMIC_RELAXED) : 0;
+}
+
 /* Exported for tests (SOFTMLX5_PRIVATE): malformed frames received by the device. */
 uint64_t emu_wire_rejected_frames(struct ibv_device *device)
 {

@@ -232,6 +232,30 @@ static bool sq_pull_ok(const struct emu_qp *qp, struct emu_conn *conn, const str
 }
 
 /*
+ * Whether the message goes as a GPU reference (proto.h F_GPU), written into
+ * ref: one GPU buffer that CUDA exported, to a process of this host that
+ * refused none, from an acknowledged connected QP (the responder reads the
+ * source before its ACK; verbs forbids reusing it before the completion).
+ */
+static bool sq_gpu_ref(const struct emu_qp *qp, struct emu_conn *conn, const struct engine_sgl *l,
+                       uint8_t ref[EMU_WIRE_GPU_REF_LEN])
+{
+    const struct emu_mr *mr = l->mr[0];
+    uint64_t at, off;
+
+    if (!qp->tp->connected || !qp->tp->acked || l->count != 1 || mr == NULL || !mr->ipc ||
+        !emu_config_get()->gpu_ipc || !emu_conn_gpu_refs(conn))
+        return false;
+    at = l->iova[0] - mr->iova;
+    if (at + l->bytes > mr->ipc_room)
+        return false;
+    off = htobe64(mr->ipc_ref.offset + at);
+    memcpy(ref, mr->ipc_ref.handle, EMU_WIRE_GPU_HANDLE_LEN);
+    memcpy(ref + EMU_WIRE_GPU_HANDLE_LEN, &off, sizeof(off));
+    return true;
+}
+
+/*
  * The request is done on the requester's side (qp->lock taken here): it
  * failed before the responder saw it (syndrome), or it left a QP that is
  * not acknowledged (UC, UD; syndrome 0).
@@ -311,6 +335,13 @@ static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, st
         iov = &one;
         iovcnt = 1;
         payload = (uint32_t)one.iov_len;
+    } else if (carries && l->bytes > 0 && sq_gpu_ref(qp, conn, l, list)) {
+        one = (struct iovec){list, EMU_WIRE_GPU_REF_LEN};
+        h->flags |= EMU_WIRE_F_GPU;
+        h->dma_len = htobe32(l->bytes);
+        iov = &one;
+        iovcnt = 1;
+        payload = EMU_WIRE_GPU_REF_LEN;
     } else if (carries && l->gpu) {
         /* GPU data goes out through one host copy, freed once it has left. */
         void *bounce = malloc(l->bytes ? l->bytes : 1);

@@ -22,6 +22,7 @@
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 #include "nic/caps.h"
+#include "nic/gpu_ipc.h"
 #include "nic/mem.h"
 #include "nic/mr.h"
 #include "nic/nic.h"
@@ -33,6 +34,8 @@
 #include "prm/prm_qp_transport.h"
 #include "wire/wire.h"
 #include "nic/async_event.h"
+
+static_assert(EMU_WIRE_GPU_HANDLE_LEN == EMU_GPU_IPC_HANDLE_LEN, "a GPU reference's handle");
 
 /* A request whose payload is still arriving (engine_request_done answers it). */
 #define RESP_PENDING 2
@@ -377,6 +380,25 @@ static int resp_pull_into(struct emu_conn *conn, struct engine_sgl *t, const str
     return err;
 }
 
+/* Copies an F_GPU request's message from the requester's GPU memory into the held target. */
+static int resp_gpu_ref_into(struct emu_qp *qp, const struct engine_sgl *t, const uint8_t *raw,
+                             uint32_t len)
+{
+    struct emu_gpu_ref ref;
+    uint64_t off;
+    int err;
+
+    if (len == 0)
+        return 0;
+    memcpy(ref.handle, raw, EMU_WIRE_GPU_HANDLE_LEN);
+    memcpy(&off, raw + EMU_WIRE_GPU_HANDLE_LEN, sizeof(off));
+    ref.offset = be64toh(off);
+    err = engine_sgl_copy_gpu_ref(t, &ref, len);
+    if (err == 0)
+        __atomic_add_fetch(&qp->nic->engine->gpu_ref_bytes, len, __ATOMIC_RELAXED);
+    return err;
+}
+
 /* What a data request completes with, once its payload is in place. */
 static int resp_data_complete(struct emu_qp *qp, struct emu_conn *conn,
                               const struct emu_wire_hdr *h, int64_t rindex, uint32_t len,
@@ -437,7 +459,8 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
                      const uint8_t *payload, struct emu_wire_sink *sink, uint32_t psn)
 {
     bool pull = (h->flags & EMU_WIRE_F_PULL) != 0;
-    uint32_t len = pull ? be32toh(h->dma_len) : be32toh(h->payload_len);
+    bool gpu_ref = (h->flags & EMU_WIRE_F_GPU) != 0;
+    uint32_t len = pull || gpu_ref ? be32toh(h->dma_len) : be32toh(h->payload_len);
     bool is_write = h->type == EMU_WIRE_WRITE || h->type == EMU_WIRE_WRITE_IMM;
     bool uses_recv = h->type != EMU_WIRE_WRITE;
     uint8_t wqe[ENGINE_RECV_WQE_MAX];
@@ -487,7 +510,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
                                 ? PRM_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR
                                 : PRM_CQE_SYNDROME_REMOTE_OP_ERR);
     }
-    if (sink != NULL && !pull) {
+    if (sink != NULL && !pull && !gpu_ref) {
         /* Large: the wire reads the payload into the target as it arrives. */
         struct engine_rx rx = {.qpn = qp->qpn,
                                .srqn = qp->rx_srq != NULL ? qp->rx_srq->srqn : 0,
@@ -500,6 +523,8 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     }
     if (pull)
         err = len > 0 ? resp_pull_into(conn, &t, &p, len) : 0;
+    else if (gpu_ref)
+        err = resp_gpu_ref_into(qp, &t, payload, len);
     else
         err = engine_sgl_scatter(&t, payload, len);
     /* Written as asked: the requester may write there directly next time (direct.c). */
@@ -519,6 +544,14 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
             engine_recv_untake(qp, (uint32_t)rindex);
         engine_drop(qp->nic, EMU_DROP_GONE);
         return 1; /* its PSN is still the one expected */
+    }
+    if (err == ENOTSUP) {
+        /* A GPU reference we cannot open: the requester resends the bytes (proto.h). */
+        if (rindex >= 0)
+            engine_recv_untake(qp, (uint32_t)rindex);
+        qp->resp_discard = true;
+        resp_nak(qp, conn, psn, EMU_WIRE_NAK_RESEND);
+        return 1;
     }
     if (err != 0)
         return resp_data_failed(qp, conn, h->type, rindex, psn, err);

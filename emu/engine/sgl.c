@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/engine_int.h"
+#include "nic/gpu_ipc.h"
 #include "nic/mem.h"
 #include "nic/mr.h"
 #include "nic/qp.h"
@@ -63,6 +64,27 @@ int engine_sgl_mapped(const struct engine_sgl *s)
         if (s->mr[i] != NULL && !s->mr[i]->gpu &&
             emu_mem_host_mapped(s->iov[i].iov_base, s->iov[i].iov_len) != 0)
             return EFAULT;
+    return 0;
+}
+
+int engine_sgl_copy_gpu_ref(const struct engine_sgl *s, const struct emu_gpu_ref *ref, uint32_t len)
+{
+    struct emu_gpu_ref at = *ref;
+
+    for (int i = 0; i < s->count; i++)
+        if (s->mr[i] == NULL || !s->mr[i]->gpu)
+            return ENOTSUP;
+    for (int i = 0; i < s->count && len > 0; i++) {
+        uint32_t take = s->iov[i].iov_len < len ? (uint32_t)s->iov[i].iov_len : len;
+        const struct emu_mr *mr = s->mr[i];
+        int err = emu_gpu_ipc_copy(&at, mr->addr + (uintptr_t)(s->iova[i] - mr->iova), take);
+
+        /* A first entry refused leaves nothing written; a later one cannot be refused. */
+        if (err != 0)
+            return err == ENOTSUP && i > 0 ? EIO : err;
+        at.offset += take;
+        len -= take;
+    }
     return 0;
 }
 

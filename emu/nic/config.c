@@ -117,7 +117,7 @@ void emu_config_single_copy(const struct emu_single_copy_inputs *in, struct emu_
 
 static bool config_parse(void)
 {
-    long devices = 1, ports = 1, retry_ms = 2000, single_copy = -1, loop_rt = 1;
+    long devices = 1, ports = 1, retry_ms = 2000, single_copy = -1, loop_rt = 1, gpu_ipc = 1;
     struct emu_single_copy_inputs sc;
     char why[256];
     const char *addr = getenv("SOFTMLX5_ADDR");
@@ -129,9 +129,11 @@ static bool config_parse(void)
         !config_int("SOFTMLX5_PORTS", 1, EMU_MAX_PORTS, &ports) ||
         !config_int("SOFTMLX5_RETRY_TIMEOUT_MS", 1, 600000, &retry_ms) ||
         !config_int("SOFTMLX5_SINGLE_COPY", 0, 1, &single_copy) ||
-        !config_int("SOFTMLX5_LOOP_RT", 0, 1, &loop_rt))
+        !config_int("SOFTMLX5_LOOP_RT", 0, 1, &loop_rt) ||
+        !config_int("SOFTMLX5_GPU_IPC", 0, 1, &gpu_ipc))
         return false;
     config.loop_rt = loop_rt != 0;
+    config.gpu_ipc = gpu_ipc != 0;
     config.device_count = (int)devices;
     config.port_count = (int)ports;
     config.retry_timeout_ms = (unsigned int)retry_ms;

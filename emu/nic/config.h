@@ -53,6 +53,7 @@ struct emu_config {
     bool single_copy;        /* same-host single copy is offered and accepted */
     bool single_copy_forced; /* SOFTMLX5_SINGLE_COPY=1: PR_SET_PTRACER_ANY is allowed */
     bool loop_rt;            /* SOFTMLX5_LOOP_RT (default 1): the device loop asks for SCHED_RR */
+    bool gpu_ipc; /* SOFTMLX5_GPU_IPC (default 1): GPU messages to same-host peers by reference */
 };
 
 /* The configuration (parsed on first call; a bad variable is logged once). */

@@ -153,20 +153,35 @@ static void mem_stream_drop(const struct core_cuda_ops *cuda, struct mem_stream 
     free(s);
 }
 
-/* One copy on stream s, complete on return. */
-static core_cu_result mem_stream_copy(const struct core_cuda_ops *cuda, struct mem_stream *s,
-                                      bool to_gpu, uintptr_t addr, void *host, size_t len)
-{
-    core_cu_result rc =
-            to_gpu ? cuda->cuMemcpyHtoDAsync((core_cu_deviceptr)addr, host, len, s->stream)
-                   : cuda->cuMemcpyDtoHAsync(host, (core_cu_deviceptr)addr, len, s->stream);
+enum mem_copy_kind { MEM_TO_HOST, MEM_TO_GPU, MEM_GPU_TO_GPU };
 
+/* One copy on stream s, complete on return; other: the host or (GPU to GPU) source address. */
+static core_cu_result mem_stream_copy(const struct core_cuda_ops *cuda, struct mem_stream *s,
+                                      enum mem_copy_kind kind, uintptr_t addr, uintptr_t other,
+                                      size_t len)
+{
+    core_cu_result rc;
+
+    if (kind == MEM_TO_GPU)
+        rc = cuda->cuMemcpyHtoDAsync((core_cu_deviceptr)addr, (const void *)other, len, s->stream);
+    else if (kind == MEM_TO_HOST)
+        rc = cuda->cuMemcpyDtoHAsync((void *)other, (core_cu_deviceptr)addr, len, s->stream);
+    else
+        rc = cuda->cuMemcpyDtoDAsync((core_cu_deviceptr)addr, (core_cu_deviceptr)other, len,
+                                     s->stream);
     if (rc != CORE_CU_SUCCESS)
         return rc;
     return cuda->cuStreamSynchronize(s->stream);
 }
 
-static int mem_gpu_copy(bool to_gpu, uintptr_t addr, void *host, size_t len)
+bool emu_mem_gpu_bind(uintptr_t addr)
+{
+    const struct core_cuda_ops *cuda = mem_cuda();
+
+    return cuda != NULL && mem_gpu_bind_context(cuda, addr) != NULL;
+}
+
+static int mem_gpu_copy(enum mem_copy_kind kind, uintptr_t addr, uintptr_t other, size_t len)
 {
     const struct core_cuda_ops *cuda = mem_cuda();
     core_cu_context ctx;
@@ -188,7 +203,7 @@ static int mem_gpu_copy(bool to_gpu, uintptr_t addr, void *host, size_t len)
 
         if (s == NULL)
             return EIO;
-        rc = mem_stream_copy(cuda, s, to_gpu, addr, host, len);
+        rc = mem_stream_copy(cuda, s, kind, addr, other, len);
         if (rc == CORE_CU_SUCCESS) {
             mem_stream_give_back(s);
             return 0;
@@ -206,7 +221,7 @@ int emu_mem_read(bool gpu, uintptr_t addr, void *dst, size_t len)
         memcpy(dst, (const void *)addr, len);
         return 0;
     }
-    return mem_gpu_copy(false, addr, dst, len);
+    return mem_gpu_copy(MEM_TO_HOST, addr, (uintptr_t)dst, len);
 }
 
 int emu_mem_write(bool gpu, uintptr_t addr, const void *src, size_t len)
@@ -215,7 +230,12 @@ int emu_mem_write(bool gpu, uintptr_t addr, const void *src, size_t len)
         memcpy((void *)addr, src, len);
         return 0;
     }
-    return mem_gpu_copy(true, addr, (void *)src, len);
+    return mem_gpu_copy(MEM_TO_GPU, addr, (uintptr_t)src, len);
+}
+
+int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len)
+{
+    return mem_gpu_copy(MEM_GPU_TO_GPU, dst, src, len);
 }
 
 /* ---- application host memory ---- */

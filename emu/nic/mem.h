@@ -23,6 +23,10 @@ bool emu_mem_is_gpu(uintptr_t addr);
  */
 int emu_mem_read(bool gpu, uintptr_t addr, void *dst, size_t len);
 int emu_mem_write(bool gpu, uintptr_t addr, const void *src, size_t len);
+/* GPU memory to GPU memory (dst's context, a stream of the pool), complete on return. */
+int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len);
+/* Makes a context that can reach GPU address addr current in this thread; false: none. */
+bool emu_mem_gpu_bind(uintptr_t addr);
 
 /*
  * Application host memory, never a crash

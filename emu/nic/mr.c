@@ -60,6 +60,7 @@ int emu_mr_register(struct emu_pd *pd, uintptr_t addr, uint64_t iova, uint64_t l
     mr->length = length;
     mr->access = access;
     mr->gpu = gpu;
+    mr->ipc = gpu && emu_gpu_ipc_export(addr, &mr->ipc_ref, &mr->ipc_room) == 0;
 
     pthread_rwlock_wrlock(&nic->mkey_lock);
     index = emu_table_insert(&nic->mkeys, mr);

@@ -157,6 +157,19 @@ bool emu_conn_peer_pulls(const struct emu_conn *conn)
     return __atomic_load_n(&conn->peer_pulls, __ATOMIC_ACQUIRE);
 }
 
+bool emu_conn_gpu_refs(const struct emu_conn *conn)
+{
+    return conn->local && !__atomic_load_n(&conn->gpu_refused, __ATOMIC_RELAXED);
+}
+
+void emu_conn_gpu_refused(struct emu_conn *conn)
+{
+    if (!__atomic_exchange_n(&conn->gpu_refused, true, __ATOMIC_RELAXED))
+        EMU_LOG_DBG("device %s: endpoint %u cannot open GPU references: GPU data goes through "
+                    "the socket",
+                    conn->wire->name, conn->peer_ep);
+}
+
 void *emu_conn_user(const struct emu_conn *conn)
 {
     return conn->user;

@@ -49,7 +49,15 @@
  * and `compare` the sender's GID (16 bytes as stored), `raddr` the packed
  * EMU_WIRE_DG_* fields below (other bits zero), dma_len zero.
  *
- * Version 4 adds XRC requests and DC connections.
+ * Version 4 adds XRC requests and DC connections, and GPU references.
+ *
+ * GPU references (version 4): between two processes of one host (abstract
+ * Unix socket), a WRITE, WRITE_IMM, SEND or SEND_IMM of an acknowledged
+ * connected QP whose message is one GPU buffer may carry, with F_GPU, a
+ * CUDA IPC reference to it (EMU_WIRE_GPU_REF_LEN bytes) instead of the
+ * bytes, and the message length in dma_len: the responder opens the
+ * allocation and copies GPU to GPU into its target, or answers
+ * NAK EMU_WIRE_NAK_RESEND.
  *
  * XRC requests (version 4): a request (WRITE, WRITE_IMM, SEND, SEND_IMM,
  * READ_REQ, ATOMIC) with F_XRC comes from an XRC initiator QP and names, in
@@ -120,6 +128,23 @@ enum emu_wire_type {
 #define EMU_WIRE_F_DATAGRAM     0x20
 /* A request of an XRC initiator QP: xrc_srq names the XRC SRQ it is for. */
 #define EMU_WIRE_F_XRC          0x40
+/* Data request between processes of one host: payload is a reference to GPU memory (below). */
+#define EMU_WIRE_F_GPU          0x80
+
+/*
+ * F_GPU's payload: the CUDA IPC handle of the allocation holding the
+ * message (64 bytes as CUDA gives them), then the message's offset in it
+ * (big-endian 64 bits); the message length is in dma_len.
+ */
+#define EMU_WIRE_GPU_HANDLE_LEN 64u
+#define EMU_WIRE_GPU_REF_LEN    (EMU_WIRE_GPU_HANDLE_LEN + 8u)
+/*
+ * NAK syndrome of "resend it with the bytes": a responder that cannot open
+ * the GPU reference of an F_GPU request (no CUDA here, a target not in GPU
+ * memory). The requester sends no more F_GPU frames on that connection and
+ * resends from this PSN at once, not counted as a retry.
+ */
+#define EMU_WIRE_NAK_RESEND     0xfe
 
 /* A datagram's raddr: the sender's address vector as its GRH and the receiver's CQE show it. */
 #define EMU_WIRE_DG_TCLASS_SHIFT 56           /* traffic class, 8 bits */

@@ -163,6 +163,17 @@ static bool rx_check_hdr(struct emu_conn *conn, const struct emu_wire_hdr *h)
             return false;
         }
     }
+    if (h->flags & EMU_WIRE_F_GPU) {
+        bool data = h->type >= EMU_WIRE_WRITE && h->type <= EMU_WIRE_SEND_IMM;
+
+        /* A process of another host cannot name our GPU's memory. */
+        if (!data || !conn->local ||
+            (h->flags & (EMU_WIRE_F_PULL | EMU_WIRE_F_UNACKED | EMU_WIRE_F_DATAGRAM)) ||
+            len != EMU_WIRE_GPU_REF_LEN || be32toh(h->dma_len) > EMU_WIRE_MAX_PAYLOAD) {
+            emu_wire_reject(conn, "malformed GPU reference frame", h->type);
+            return false;
+        }
+    }
     return true;
 }
 

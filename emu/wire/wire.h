@@ -121,6 +121,10 @@ uint16_t emu_conn_peer_ep(const struct emu_conn *conn);
 bool emu_conn_dead(const struct emu_conn *conn);
 /* The peer proved it can read our memory: data frames may be sent as pull lists. */
 bool emu_conn_peer_pulls(const struct emu_conn *conn);
+/* Data frames may carry GPU references (F_GPU): a peer of this host that refused none. */
+bool emu_conn_gpu_refs(const struct emu_conn *conn);
+/* The peer cannot open GPU references: none is sent on conn any more. */
+void emu_conn_gpu_refused(struct emu_conn *conn);
 /* The owner's per-connection state (set once, by the receive side). */
 void *emu_conn_user(const struct emu_conn *conn);
 void emu_conn_set_user(struct emu_conn *conn, void *user);

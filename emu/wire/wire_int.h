@@ -51,9 +51,10 @@ struct emu_conn {
      * before it left is still read, up to the end of the stream (atomic).
      */
     bool hung_up;
-    bool dropped; /* taken off the wire (receive lock) */
-    bool local;   /* abstract Unix socket: the peer is a process of this host */
-    bool dialer;  /* this side connected (and sent HELLO) */
+    bool dropped;     /* taken off the wire (receive lock) */
+    bool local;       /* abstract Unix socket: the peer is a process of this host */
+    bool gpu_refused; /* the peer answered an F_GPU request with NAK_RESEND (atomic) */
+    bool dialer;      /* this side connected (and sent HELLO) */
     /*
      * Single copy (proto.h): pull_pid is the peer's process once this side
      * read its probe word (pull frames from it are accepted then);

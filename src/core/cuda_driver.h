@@ -18,6 +18,10 @@ typedef int core_cu_device;
 typedef struct core_cu_ctx *core_cu_context;
 typedef unsigned long long core_cu_deviceptr;
 typedef struct core_cu_stream *core_cu_stream;
+/* CUipcMemHandle: 64 opaque bytes, passed by value. */
+typedef struct {
+    char reserved[64];
+} core_cu_ipc_mem_handle;
 
 #define CORE_CU_SUCCESS                          0
 #define CORE_CU_ERROR_INVALID_VALUE              1
@@ -39,6 +43,7 @@ typedef struct core_cu_stream *core_cu_stream;
 #define CORE_CU_MEMHOSTREGISTER_DEVICEMAP        0x02
 #define CORE_CU_MEMHOSTREGISTER_IOMEMORY         0x04
 #define CORE_CU_STREAM_NON_BLOCKING              0x01
+#define CORE_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS  0x01
 
 /* X(member, symbol, parameters); every call returns core_cu_result. */
 #define CORE_CUDA_SYMBOLS(X)                                                                      \
@@ -80,7 +85,16 @@ typedef struct core_cu_stream *core_cu_stream;
     X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                                  \
       (void *dst, core_cu_deviceptr src, size_t bytes, core_cu_stream stream))                    \
     X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                                  \
-      (core_cu_deviceptr dst, const void *src, size_t bytes, core_cu_stream stream))
+      (core_cu_deviceptr dst, const void *src, size_t bytes, core_cu_stream stream))              \
+    X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",                                                  \
+      (core_cu_deviceptr dst, core_cu_deviceptr src, size_t bytes, core_cu_stream stream))        \
+    X(cuMemGetAddressRange, "cuMemGetAddressRange_v2",                                            \
+      (core_cu_deviceptr * base, size_t * size, core_cu_deviceptr ptr))                           \
+    X(cuIpcGetMemHandle, "cuIpcGetMemHandle",                                                     \
+      (core_cu_ipc_mem_handle * handle, core_cu_deviceptr ptr))                                   \
+    X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2",                                                \
+      (core_cu_deviceptr * ptr, core_cu_ipc_mem_handle handle, unsigned int flags))               \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", (core_cu_deviceptr ptr))
 
 #define CORE_CUDA_MEMBER(member, symbol, params) core_cu_result(*member) params;
 struct core_cuda_ops {

@@ -9,6 +9,9 @@
 #define EMU_CUDA_TEST_H
 
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/cuda_driver.h"
 
@@ -47,6 +50,44 @@ static inline const char *emu_cuda_open(const struct core_cuda_ops **cuda_out)
         return why;
     }
     *cuda_out = cuda;
+    return NULL;
+}
+
+/* Whether CUDA works here, asked in a child so that this process never initialises it. */
+static inline const char *emu_cuda_probe(void)
+{
+    static char why[256];
+    int pipefd[2], status = 0;
+    ssize_t n;
+    pid_t pid;
+
+    if (pipe(pipefd) != 0)
+        return "pipe failed";
+    pid = fork();
+    if (pid < 0)
+        return "fork failed";
+    if (pid == 0) {
+        const struct core_cuda_ops *cuda = NULL;
+        const char *reason = emu_cuda_open(&cuda);
+        core_cu_deviceptr p = 0;
+
+        close(pipefd[0]);
+        if (reason == NULL && cuda->cuMemAlloc(&p, 4096) != CORE_CU_SUCCESS)
+            reason = "cuMemAlloc failed";
+        if (reason != NULL && write(pipefd[1], reason, strlen(reason)) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    close(pipefd[1]);
+    n = read(pipefd[0], why, sizeof(why) - 1);
+    close(pipefd[0]);
+    waitpid(pid, &status, 0);
+    if (n > 0) {
+        why[n] = '\0';
+        return why;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return "the CUDA probe process failed";
     return NULL;
 }
 

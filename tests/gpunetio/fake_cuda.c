@@ -66,6 +66,14 @@ FAKE_EXPORT core_cu_result cuMemcpyDtoHAsync_v2(void *dst, core_cu_deviceptr src
                                                 core_cu_stream stream);
 FAKE_EXPORT core_cu_result cuMemcpyHtoDAsync_v2(core_cu_deviceptr dst, const void *src,
                                                 size_t bytes, core_cu_stream stream);
+FAKE_EXPORT core_cu_result cuMemcpyDtoDAsync_v2(core_cu_deviceptr dst, core_cu_deviceptr src,
+                                                size_t bytes, core_cu_stream stream);
+FAKE_EXPORT core_cu_result cuMemGetAddressRange_v2(core_cu_deviceptr *base, size_t *size,
+                                                   core_cu_deviceptr ptr);
+FAKE_EXPORT core_cu_result cuIpcGetMemHandle(core_cu_ipc_mem_handle *handle, core_cu_deviceptr ptr);
+FAKE_EXPORT core_cu_result cuIpcOpenMemHandle_v2(core_cu_deviceptr *ptr,
+                                                 core_cu_ipc_mem_handle handle, unsigned int flags);
+FAKE_EXPORT core_cu_result cuIpcCloseMemHandle(core_cu_deviceptr ptr);
 
 FAKE_EXPORT int fake_cuda_primary_refs(int ordinal);
 FAKE_EXPORT int fake_cuda_live_allocations(void);
@@ -108,6 +116,11 @@ FAKE_SAME_TYPE(cuStreamDestroy, cuStreamDestroy_v2);
 FAKE_SAME_TYPE(cuStreamSynchronize, cuStreamSynchronize);
 FAKE_SAME_TYPE(cuMemcpyDtoHAsync, cuMemcpyDtoHAsync_v2);
 FAKE_SAME_TYPE(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2);
+FAKE_SAME_TYPE(cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_v2);
+FAKE_SAME_TYPE(cuMemGetAddressRange, cuMemGetAddressRange_v2);
+FAKE_SAME_TYPE(cuIpcGetMemHandle, cuIpcGetMemHandle);
+FAKE_SAME_TYPE(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2);
+FAKE_SAME_TYPE(cuIpcCloseMemHandle, cuIpcCloseMemHandle);
 
 /* ---- State ---------------------------------------------------------------------------------- */
 
@@ -808,4 +821,45 @@ int fake_cuda_live_allocations(void)
 void *fake_cuda_current_context(void)
 {
     return fake_current;
+}
+
+/* The fake has one process and no IPC: memory is never exported or opened. */
+core_cu_result cuMemcpyDtoDAsync_v2(core_cu_deviceptr dst, core_cu_deviceptr src, size_t bytes,
+                                    core_cu_stream stream)
+{
+    (void)stream;
+    if (!fake_mem_known((uintptr_t)dst, bytes) || !fake_mem_known((uintptr_t)src, bytes))
+        return CORE_CU_ERROR_INVALID_VALUE;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+    return CORE_CU_SUCCESS;
+}
+
+core_cu_result cuMemGetAddressRange_v2(core_cu_deviceptr *base, size_t *size, core_cu_deviceptr ptr)
+{
+    (void)base;
+    (void)size;
+    (void)ptr;
+    return FAKE_CU_ERROR_NOT_SUPPORTED;
+}
+
+core_cu_result cuIpcGetMemHandle(core_cu_ipc_mem_handle *handle, core_cu_deviceptr ptr)
+{
+    (void)handle;
+    (void)ptr;
+    return FAKE_CU_ERROR_NOT_SUPPORTED;
+}
+
+core_cu_result cuIpcOpenMemHandle_v2(core_cu_deviceptr *ptr, core_cu_ipc_mem_handle handle,
+                                     unsigned int flags)
+{
+    (void)ptr;
+    (void)handle;
+    (void)flags;
+    return FAKE_CU_ERROR_NOT_SUPPORTED;
+}
+
+core_cu_result cuIpcCloseMemHandle(core_cu_deviceptr ptr)
+{
+    (void)ptr;
+    return FAKE_CU_ERROR_NOT_SUPPORTED;
 }

@@ -303,44 +303,6 @@ static int run_a(int sock, pid_t pid)
     return vu_summary("test_verbs_gpu_mr");
 }
 
-/* Whether CUDA works here, asked in a child so that this process never initialises it. */
-static const char *probe_cuda(void)
-{
-    static char why[256];
-    int pipefd[2], status = 0;
-    ssize_t n;
-    pid_t pid;
-
-    if (pipe(pipefd) != 0)
-        return "pipe failed";
-    pid = fork();
-    if (pid < 0)
-        return "fork failed";
-    if (pid == 0) {
-        const struct core_cuda_ops *cuda = NULL;
-        const char *reason = emu_cuda_open(&cuda);
-        core_cu_deviceptr p = 0;
-
-        close(pipefd[0]);
-        if (reason == NULL && cuda->cuMemAlloc(&p, 4096) != CORE_CU_SUCCESS)
-            reason = "cuMemAlloc failed";
-        if (reason != NULL && write(pipefd[1], reason, strlen(reason)) < 0)
-            _exit(1);
-        _exit(0);
-    }
-    close(pipefd[1]);
-    n = read(pipefd[0], why, sizeof(why) - 1);
-    close(pipefd[0]);
-    waitpid(pid, &status, 0);
-    if (n > 0) {
-        why[n] = '\0';
-        return why;
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return "the CUDA probe process failed";
-    return NULL;
-}
-
 int main(void)
 {
     const char *why;
@@ -349,7 +311,7 @@ int main(void)
 
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    why = probe_cuda();
+    why = emu_cuda_probe();
     if (why != NULL) {
         printf("skipped: no CUDA device (%s)\n", why);
         return EMU_CUDA_SKIP;
