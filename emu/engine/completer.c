@@ -80,6 +80,15 @@ static void completer_answered(struct emu_qp *qp, struct emu_pending *e, uint8_t
     completer_progress(qp);
 }
 
+/* A NAK ends request e with syndrome. */
+static void completer_nak_fail(struct emu_qp *qp, struct emu_pending *e, uint8_t syndrome)
+{
+    e->done = true;
+    e->syndrome = syndrome;
+    if (e->needs_response)
+        qp->reads_in_flight--;
+}
+
 static void completer_nak(struct emu_qp *qp, struct emu_pending *e, const struct emu_wire_hdr *h)
 {
     EMU_LOG_DBG("QP 0x%x: NAK syndrome 0x%x for PSN 0x%x (RNR retries left %u)", qp->qpn,
@@ -95,10 +104,7 @@ static void completer_nak(struct emu_qp *qp, struct emu_pending *e, const struct
         } else if (qp->retries_left > 0) {
             qp->retries_left--;
         } else {
-            e->done = true;
-            e->syndrome = PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
-            if (e->needs_response)
-                qp->reads_in_flight--;
+            completer_nak_fail(qp, e, PRM_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
             return;
         }
         qp->rnr_resume_ns = emu_now_ns();
@@ -106,17 +112,11 @@ static void completer_nak(struct emu_qp *qp, struct emu_pending *e, const struct
         return;
     }
     if (h->syndrome != EMU_WIRE_NAK_RNR) {
-        e->done = true;
-        e->syndrome = h->syndrome;
-        if (e->needs_response)
-            qp->reads_in_flight--;
+        completer_nak_fail(qp, e, h->syndrome);
         return;
     }
     if (qp->attr.rnr_retry != 7 && qp->rnr_retries_left == 0) {
-        e->done = true;
-        e->syndrome = PRM_CQE_SYNDROME_RNR_RETRY_EXC_ERR;
-        if (e->needs_response)
-            qp->reads_in_flight--;
+        completer_nak_fail(qp, e, PRM_CQE_SYNDROME_RNR_RETRY_EXC_ERR);
         return;
     }
     if (qp->attr.rnr_retry != 7)

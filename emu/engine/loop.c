@@ -442,26 +442,27 @@ int emu_engine_open(struct emu_nic *nic)
     return err;
 }
 
-/* The wire of one of our devices, or NULL (not ours, or never opened). */
-static const struct emu_wire *loop_wire_of(struct ibv_device *device)
+/* The engine of one of our devices, or NULL (not ours, or never opened). */
+static const struct emu_engine *loop_engine_of(struct ibv_device *device)
 {
-    struct emu_nic *nic;
-
     if (device == NULL || !emu_nic_owns_device(device))
         return NULL;
-    nic = emu_nic_of(device);
-    return nic->engine != NULL ? nic->engine->wire : NULL;
+    return emu_nic_of(device)->engine;
+}
+
+static const struct emu_wire *loop_wire_of(struct ibv_device *device)
+{
+    const struct emu_engine *e = loop_engine_of(device);
+
+    return e != NULL ? e->wire : NULL;
 }
 
 /* Exported for tests: bytes the device copied GPU to GPU from peers' GPU references. */
 uint64_t emu_gpu_ref_bytes(struct ibv_device *device)
 {
-    struct emu_nic *nic;
+    const struct emu_engine *e = loop_engine_of(device);
 
-    if (device == NULL || !emu_nic_owns_device(device))
-        return 0;
-    nic = emu_nic_of(device);
-    return nic->engine != NULL ? __atomic_load_n(&nic->engine->gpu_ref_bytes, __ATOMIC_RELAXED) : 0;
+    return e != NULL ? __atomic_load_n(&e->gpu_ref_bytes, __ATOMIC_RELAXED) : 0;
 }
 
 /* Exported for tests (SOFTMLX5_PRIVATE): malformed frames received by the device. */

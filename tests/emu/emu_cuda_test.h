@@ -8,6 +8,7 @@
 #ifndef EMU_CUDA_TEST_H
 #define EMU_CUDA_TEST_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -89,6 +90,16 @@ static inline const char *emu_cuda_probe(void)
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return "the CUDA probe process failed";
     return NULL;
+}
+
+/* emu_cuda_probe(); when it gives a reason, prints the skip line and returns false. */
+static inline bool emu_cuda_usable(void)
+{
+    const char *why = emu_cuda_probe();
+
+    if (why != NULL)
+        printf("skipped: no CUDA device (%s)\n", why);
+    return why == NULL;
 }
 
 #endif /* EMU_CUDA_TEST_H */

@@ -823,7 +823,6 @@ void *fake_cuda_current_context(void)
     return fake_current;
 }
 
-/* The fake has one process and no IPC: memory is never exported or opened. */
 core_cu_result cuMemcpyDtoDAsync_v2(core_cu_deviceptr dst, core_cu_deviceptr src, size_t bytes,
                                     core_cu_stream stream)
 {
@@ -834,6 +833,7 @@ core_cu_result cuMemcpyDtoDAsync_v2(core_cu_deviceptr dst, core_cu_deviceptr src
     return CORE_CU_SUCCESS;
 }
 
+/* The fake has one process and no IPC: memory is never exported or opened. */
 core_cu_result cuMemGetAddressRange_v2(core_cu_deviceptr *base, size_t *size, core_cu_deviceptr ptr)
 {
     (void)base;

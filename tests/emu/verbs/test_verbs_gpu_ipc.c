@@ -17,7 +17,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,21 +57,6 @@ static bool same(const uint8_t *p, uint32_t len, uint8_t seed)
         }
     }
     return true;
-}
-
-static int xfer(int fd, void *p, size_t len, bool wr)
-{
-    uint8_t *b = p;
-
-    while (len > 0) {
-        ssize_t n = wr ? write(fd, b, len) : read(fd, b, len);
-
-        if (n <= 0)
-            return -1;
-        b += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* One signaled WQE from B's GPU buffer; the completion status or -1. */
@@ -121,7 +105,7 @@ static void b_steps(const struct core_cuda_ops *cuda, int sock, struct vu_end *b
         VU_CHECK(b_post(b, gmr, s == STEP_SEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, len, raddr,
                         rkey) == IBV_WC_SUCCESS,
                  "B: %s completes", names[s]);
-        if (xfer(sock, &step, sizeof(step), true) || xfer(sock, &ok, 1, false))
+        if (vu_xfer(sock, &step, sizeof(step), true) || vu_xfer(sock, &ok, 1, false))
             break;
     }
     free(host);
@@ -133,7 +117,7 @@ static void b_report(int sock)
     int32_t step = STEP_END;
     int result[2] = {vu_passed, vu_failed};
 
-    if (xfer(sock, &step, sizeof(step), true) || xfer(sock, result, sizeof(result), true))
+    if (vu_xfer(sock, &step, sizeof(step), true) || vu_xfer(sock, result, sizeof(result), true))
         fprintf(stderr, "B: process A is gone\n");
 }
 
@@ -150,7 +134,7 @@ static void a_steps(const struct core_cuda_ops *cuda, int sock, struct vu_ctx *c
     int32_t step;
 
     VU_CHECK(ibv_post_recv(a->qp, &rwr, &bad) == 0, "A: a receive on GPU memory");
-    while (host != NULL && xfer(sock, &step, sizeof(step), false) == 0 && step != STEP_END) {
+    while (host != NULL && vu_xfer(sock, &step, sizeof(step), false) == 0 && step != STEP_END) {
         uint8_t seed = (uint8_t)(step * 40 + 3);
 
         now = ref_bytes(c->ctx->device);
@@ -187,7 +171,7 @@ static void a_steps(const struct core_cuda_ops *cuda, int sock, struct vu_ctx *c
             break;
         }
         before = now;
-        if (xfer(sock, "k", 1, true))
+        if (vu_xfer(sock, "k", 1, true))
             break;
     }
     free(host);
@@ -221,13 +205,13 @@ static int run(int sock, bool is_a, pid_t peer)
     mine.info.rkey = gmr->rkey;
     mine.host_addr = (uintptr_t)e.buf;
     mine.host_rkey = e.mr->rkey;
-    if (xfer(sock, &mine, sizeof(mine), true) || xfer(sock, &theirs, sizeof(theirs), false) ||
-        vu_connect(&e, &theirs.info, ACCESS_ALL, 7) || xfer(sock, "r", 1, true) ||
-        xfer(sock, &ready, 1, false))
+    if (vu_xfer(sock, &mine, sizeof(mine), true) || vu_xfer(sock, &theirs, sizeof(theirs), false) ||
+        vu_connect(&e, &theirs.info, ACCESS_ALL, 7) || vu_xfer(sock, "r", 1, true) ||
+        vu_xfer(sock, &ready, 1, false))
         return 2;
     if (is_a) {
         a_steps(cuda, sock, &c, &e, gmr);
-        VU_CHECK(xfer(sock, result, sizeof(result), false) == 0, "process B's results");
+        VU_CHECK(vu_xfer(sock, result, sizeof(result), false) == 0, "process B's results");
         vu_passed += result[0];
         vu_failed += result[1];
         waitpid(peer, &status, 0);
@@ -244,33 +228,26 @@ static int run(int sock, bool is_a, pid_t peer)
     return is_a ? vu_summary("test_verbs_gpu_ipc") : 0;
 }
 
+static int run_a(int sock, pid_t child)
+{
+    return run(sock, true, child);
+}
+
+static int run_b(int sock)
+{
+    return run(sock, false, 0);
+}
+
 int main(void)
 {
-    const char *why;
-    int sv[2];
-    pid_t pid;
-
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    why = emu_cuda_probe();
-    if (why != NULL) {
-        printf("skipped: no CUDA device (%s)\n", why);
+    if (!emu_cuda_usable())
         return EMU_CUDA_SKIP;
-    }
     ref_bytes = (uint64_t(*)(struct ibv_device *))dlsym(RTLD_DEFAULT, "emu_gpu_ref_bytes");
     if (ref_bytes == NULL) {
         printf("emu_gpu_ref_bytes is not exported: not softmlx5's libibverbs\n");
         return 1;
     }
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-        return 2;
-    pid = fork(); /* before any device is opened or CUDA used: each process has its own */
-    if (pid < 0)
-        return 2;
-    if (pid == 0) {
-        close(sv[0]);
-        _exit(run(sv[1], false, 0));
-    }
-    close(sv[1]);
-    return run(sv[0], true, pid);
+    return vu_fork_pair(run_a, run_b);
 }

@@ -19,7 +19,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,21 +65,6 @@ static bool check(const uint8_t *p, uint32_t len, uint8_t seed, uint32_t start)
         }
     }
     return true;
-}
-
-static int xfer(int fd, void *p, size_t len, bool wr)
-{
-    uint8_t *b = p;
-
-    while (len > 0) {
-        ssize_t n = wr ? write(fd, b, len) : read(fd, b, len);
-
-        if (n <= 0)
-            return -1;
-        b += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* Posts one signaled WQE from B and waits for it; the completion status or -1. */
@@ -157,26 +141,26 @@ static int run_b(int sock)
     if (vu_open(&c) || vu_end_create(&c, &b, 16, 16, 4, ACCESS_ALL))
         return 2;
     vu_info_of(&c, &b, &ib);
-    if (xfer(sock, &ib, sizeof(ib), true) || xfer(sock, &ia, sizeof(ia), false))
+    if (vu_xfer(sock, &ib, sizeof(ib), true) || vu_xfer(sock, &ia, sizeof(ia), false))
         return 2;
-    if (vu_connect(&b, &ia.info, ACCESS_ALL, 7) || xfer(sock, "c", 1, true))
+    if (vu_connect(&b, &ia.info, ACCESS_ALL, 7) || vu_xfer(sock, "c", 1, true))
         return 2;
     for (;;) {
         struct vu_info r = ia.info;
 
-        if (xfer(sock, &m, sizeof(m), false))
+        if (vu_xfer(sock, &m, sizeof(m), false))
             return 2;
         if (m.variant < 0)
             break;
         if (m.variant == 1)
             r.rkey = ia.dmabuf_rkey;
         b_round(&b, &r, &m);
-        if (xfer(sock, "d", 1, true))
+        if (vu_xfer(sock, "d", 1, true))
             return 2;
     }
     result[0] = vu_passed;
     result[1] = vu_failed;
-    if (xfer(sock, result, sizeof(result), true))
+    if (vu_xfer(sock, result, sizeof(result), true))
         return 2;
     vu_end_destroy(&b);
     vu_close(&c);
@@ -204,7 +188,7 @@ static void a_round(const struct core_cuda_ops *cuda, int sock, struct vu_end *a
     VU_CHECK(cuda->cuMemcpyHtoD(gpu + RECV_OFF, host, RECV_LEN) == CORE_CU_SUCCESS,
              "%s: clear the receive area", how);
     VU_CHECK(ibv_post_recv(a->qp, &wr, &bad) == 0, "%s: receive on GPU memory", how);
-    if (xfer(sock, &m, sizeof(m), true) || xfer(sock, &done, 1, false)) {
+    if (vu_xfer(sock, &m, sizeof(m), true) || vu_xfer(sock, &done, 1, false)) {
         VU_CHECK(false, "%s: process B is gone", how);
         return;
     }
@@ -275,17 +259,17 @@ static int run_a(int sock, pid_t pid)
     ia.info.rkey = mr->rkey;
     ia.have_dmabuf = dmr != NULL;
     ia.dmabuf_rkey = dmr != NULL ? dmr->rkey : 0;
-    if (xfer(sock, &ib, sizeof(ib), false) || xfer(sock, &ia, sizeof(ia), true))
+    if (vu_xfer(sock, &ib, sizeof(ib), false) || vu_xfer(sock, &ia, sizeof(ia), true))
         return 2;
-    if (vu_connect(&a, &ib, ACCESS_ALL, 7) || xfer(sock, &ready, 1, false))
+    if (vu_connect(&a, &ib, ACCESS_ALL, 7) || vu_xfer(sock, &ready, 1, false))
         return 2;
 
     a_round(cuda, sock, &a, gpu, mr, 0, host);
     if (dmr != NULL)
         a_round(cuda, sock, &a, gpu, dmr, 1, host);
 
-    VU_CHECK(xfer(sock, &end, sizeof(end), true) == 0 &&
-                     xfer(sock, result, sizeof(result), false) == 0,
+    VU_CHECK(vu_xfer(sock, &end, sizeof(end), true) == 0 &&
+                     vu_xfer(sock, result, sizeof(result), false) == 0,
              "process B's results");
     vu_passed += result[0];
     vu_failed += result[1];
@@ -305,26 +289,9 @@ static int run_a(int sock, pid_t pid)
 
 int main(void)
 {
-    const char *why;
-    int sv[2];
-    pid_t pid;
-
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    why = emu_cuda_probe();
-    if (why != NULL) {
-        printf("skipped: no CUDA device (%s)\n", why);
+    if (!emu_cuda_usable())
         return EMU_CUDA_SKIP;
-    }
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-        return 2;
-    pid = fork(); /* before any device is opened or CUDA used: each process has its own */
-    if (pid < 0)
-        return 2;
-    if (pid == 0) {
-        close(sv[0]);
-        _exit(run_b(sv[1]));
-    }
-    close(sv[1]);
-    return run_a(sv[0], pid);
+    return vu_fork_pair(run_a, run_b);
 }

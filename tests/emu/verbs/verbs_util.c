@@ -4,7 +4,9 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 int vu_passed, vu_failed;
 
@@ -251,4 +253,37 @@ int vu_summary(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, vu_passed, vu_failed);
     return vu_failed == 0 ? 0 : 1;
+}
+
+int vu_xfer(int fd, void *p, size_t len, bool wr)
+{
+    uint8_t *b = p;
+
+    while (len > 0) {
+        ssize_t n = wr ? write(fd, b, len) : read(fd, b, len);
+
+        if (n <= 0)
+            return -1;
+        b += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int vu_fork_pair(int (*a)(int sock, pid_t child), int (*b)(int sock))
+{
+    int sv[2];
+    pid_t pid;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        return 2;
+    pid = fork();
+    if (pid < 0)
+        return 2;
+    if (pid == 0) {
+        close(sv[0]);
+        _exit(b(sv[1]));
+    }
+    close(sv[1]);
+    return a(sv[0], pid);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define VU_BUF_SIZE (1u << 20)
 
@@ -81,5 +82,14 @@ int vu_post(struct vu_end *e, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t of
             const struct vu_info *remote, uint64_t roff, unsigned int flags);
 int vu_post_recv(struct vu_end *e, uint64_t wr_id, uint32_t off, uint32_t len);
 int vu_summary(const char *name);
+/* Writes (wr) or reads all len bytes of p on fd: 0, or -1 when the other end is gone. */
+int vu_xfer(int fd, void *p, size_t len, bool wr);
+/*
+ * Two processes joined by a socket pair, forked before either opens a
+ * device or initialises CUDA (each then has its own): the child exits with
+ * b(its socket), this process returns a(its socket, the child). 2 when the
+ * pair cannot be made.
+ */
+int vu_fork_pair(int (*a)(int sock, pid_t child), int (*b)(int sock));
 
 #endif /* VERBS_UTIL_H */
