@@ -36,7 +36,7 @@ static uint8_t completer_local(struct emu_qp *qp, const struct emu_pending *e, u
     uint32_t end, left = len;
 
     memset(l, 0, sizeof(*l));
-    if (engine_wqe_fetch(qp, e->wqe_index, e->next_index - e->wqe_index, &w) != 0)
+    if (engine_wqe_fetch(qp, e->wqe_index, e->next_index - e->wqe_index, false, &w) != 0)
         return PRM_CQE_SYNDROME_LOCAL_QP_OP_ERR;
     end = w.ds * PRM_WQE_DS_SIZE;
     if (e->opcode != PRM_WQE_OPCODE_RDMA_READ)

@@ -3,6 +3,9 @@
  * Completion entries: CQE64s for send and receive work (a receive from an
  * XRC SRQ completes on the SRQ's CQ). After each CQE the loop is woken when
  * some send queue waits on a CQ (WAIT WQEs), or when the CQ was in error.
+ * Within a batch of the engine's work (one turn of the loop), CQEs for rings
+ * in GPU memory are written together at its end: one CUDA copy's wait per
+ * CQ and batch (about 7 us on an H200) instead of three per CQE.
  */
 #include <endian.h>
 #include <errno.h>
@@ -14,14 +17,54 @@
 #include "nic/srq.h"
 #include "prm/mlx5_cqe.h"
 
+/* The engine whose batch of work this thread runs, or NULL. */
+static __thread struct emu_engine *cqe_batching;
+
+void engine_cqe_batch_begin(struct emu_engine *e)
+{
+    cqe_batching = e;
+}
+
+void engine_cqe_batch_end(struct emu_engine *e)
+{
+    unsigned int n = e->cq_held_n;
+
+    cqe_batching = NULL;
+    for (unsigned int i = 0; i < n; i++)
+        emu_cq_flush(e->cq_held[i]);
+    e->cq_held_n = 0;
+    /* A WAIT checked during the batch did not see them: it is checked again. */
+    if (n > 0 && __atomic_load_n(&e->waiting, __ATOMIC_SEQ_CST) > 0) {
+        __atomic_store_n(&e->wait_signal, 1, __ATOMIC_RELEASE);
+        engine_kick(e);
+    }
+}
+
+/* cq holds CQEs the batch's end writes (rx_lock held). */
+static void cqe_held(struct emu_engine *e, struct emu_cq *cq)
+{
+    for (unsigned int i = 0; i < e->cq_held_n; i++)
+        if (e->cq_held[i] == cq)
+            return;
+    if (e->cq_held_n == ENGINE_CQ_HELD_MAX) {
+        /* More CQs than the list holds: the ones so far are written now. */
+        for (unsigned int i = 0; i < e->cq_held_n; i++)
+            emu_cq_flush(e->cq_held[i]);
+        e->cq_held_n = 0;
+    }
+    e->cq_held[e->cq_held_n++] = cq;
+}
+
 static void cqe_push(struct emu_qp *qp, struct emu_cq *cq, const struct prm_cqe64 *cqe,
                      uint8_t op_own, bool solicited)
 {
     struct emu_engine *e = qp->nic->engine;
+    int r = emu_cq_push(cq, cqe, op_own, solicited, cqe_batching == e && e != NULL);
 
+    if (r == EINPROGRESS)
+        cqe_held(e, cq);
     /* The CQ is in error: the loop fails every QP that completes on it (engine_cq_errors). */
-    if (emu_cq_push(cq, cqe, op_own, solicited) == EOVERFLOW &&
-        __atomic_exchange_n(&e->cq_errors, 1, __ATOMIC_ACQ_REL) == 0)
+    if (r == EOVERFLOW && __atomic_exchange_n(&e->cq_errors, 1, __ATOMIC_ACQ_REL) == 0)
         engine_kick(e);
     /* Sequentially consistent: a WAIT arms itself before it reads the CQ's producer. */
     if (__atomic_load_n(&e->waiting, __ATOMIC_SEQ_CST) > 0) {

@@ -20,6 +20,8 @@ struct direct_page;
 struct engine_dc_ctx;
 
 /* A device's engine (nic->engine). */
+#define ENGINE_CQ_HELD_MAX 16
+
 struct emu_engine {
     struct emu_nic *nic;
     struct emu_wire *wire;
@@ -44,6 +46,9 @@ struct emu_engine {
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
     uint64_t last_timer_ns;   /* retransmit timers last run (rx_lock) */
     uint64_t last_wait_ns;    /* stalled WAITs last checked (rx_lock) */
+    /* CQs of GPU rings holding CQEs until the batch of work ends (cqe.c, rx_lock). */
+    struct emu_cq *cq_held[ENGINE_CQ_HELD_MAX];
+    unsigned int cq_held_n;
     /* Requests dropped without an answer (UC, UD), by reason (atomic). */
     uint64_t dropped[EMU_DROP_COUNT];
     /* direct.c: the grants of this device's memory to same-host peers (NULL: none). */
@@ -51,6 +56,15 @@ struct emu_engine {
     int direct_fd;               /* the memfd the page lives in, offered to peers; -1: none */
     pthread_mutex_t direct_lock; /* grant and revoke */
 };
+
+/* ---- cqe.c ---- */
+/*
+ * A batch of the engine's work (rx_lock held): CQEs this thread writes to
+ * rings in GPU memory until engine_cqe_batch_end are held and written
+ * together then, a CUDA copy's wait for many instead of one each.
+ */
+void engine_cqe_batch_begin(struct emu_engine *e);
+void engine_cqe_batch_end(struct emu_engine *e);
 
 /* ---- loop.c ---- */
 /* Wakes the loop: it recomputes its timeout (timers armed, UARs watched, WAITs). */
@@ -117,8 +131,11 @@ struct engine_wqe {
 /*
  * Reads the send WQE at index (at most `avail` basic blocks are published
  * from it); errno-style: EINVAL when its size is 0 or runs past `avail`.
+ * With `ahead` (the requester, sq_lock held) a ring in GPU memory is read
+ * in one copy for every published WQE, and later WQEs come from that copy.
  */
-int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, struct engine_wqe *w);
+int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, bool ahead,
+                     struct engine_wqe *w);
 /* Executes the published send WQEs (any thread; never waits for the responder). */
 void engine_sq_run(struct emu_qp *qp);
 /*

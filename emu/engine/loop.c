@@ -210,10 +210,12 @@ void emu_engine_poll(struct emu_nic *nic)
         sched_yield();
         return;
     }
+    engine_cqe_batch_begin(e);
     n = epoll_wait(e->epfd, evs, LOOP_EVENTS, 0);
     if (n > 0)
         loop_events(e, evs, n, false);
     loop_due(e);
+    engine_cqe_batch_end(e);
     pthread_mutex_unlock(&e->rx_lock);
 }
 
@@ -319,6 +321,7 @@ static void *loop_thread(void *arg)
         int n = loop_wait(e, evs, loop_timeout_ns(e, busy, &idle_ns));
 
         pthread_mutex_lock(&e->rx_lock);
+        engine_cqe_batch_begin(e);
         if (n > 0)
             loop_events(e, evs, n, true);
         busy = __atomic_load_n(&e->uar_watchers, __ATOMIC_RELAXED) > 0 &&
@@ -326,6 +329,7 @@ static void *loop_thread(void *arg)
         if (n > 0)
             idle_ns = 0;
         loop_due(e);
+        engine_cqe_batch_end(e);
         /* Connections dropped so far can no longer be named by an event: free them. */
         emu_wire_reap(e->wire);
         pthread_mutex_unlock(&e->rx_lock);

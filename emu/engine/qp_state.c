@@ -59,6 +59,7 @@ static void qp_reset(struct emu_qp *qp)
         __atomic_sub_fetch(&qp->nic->engine->err_rqs, 1, __ATOMIC_RELAXED);
     }
     qp->sq_posted = qp->sq_consumer = 0;
+    qp->sq_ahead.count = 0; /* software writes the ring anew */
     qp->resending = false;
     qp->rq_consumer = 0;
 }

@@ -30,15 +30,55 @@
 static_assert(sizeof(((struct engine_wqe *)0)->buf) >= PRM_WQE_MAX_DS * PRM_WQE_DS_SIZE,
               "a WQE of the largest size fits the fetch buffer");
 
-int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, struct engine_wqe *w)
+/* The most basic blocks one read-ahead copies (256 KiB: the deepest GPU ring of 4096 WQEs). */
+#define SQ_AHEAD_MAX_BBS 4096u
+
+/*
+ * Basic block `index` of the send ring into dst. With ahead, from the
+ * read-ahead copy, made again from index (`left` basic blocks published
+ * from it, as far as the ring's end) when it does not hold index.
+ */
+static int wqe_bb(struct emu_qp *qp, uint32_t index, uint32_t left, bool ahead, uint8_t *dst)
 {
-    uintptr_t base = emu_qp_sq_base(qp);
     uint32_t mask = (1u << qp->p.log_sq_size) - 1;
+    uintptr_t base = emu_qp_sq_base(qp);
+
+    if (ahead && index - qp->sq_ahead.start >= qp->sq_ahead.count) {
+        uint32_t n = (mask + 1) - (index & mask);
+
+        n = n < left ? n : left;
+        n = n < SQ_AHEAD_MAX_BBS ? n : SQ_AHEAD_MAX_BBS;
+        if (qp->sq_ahead.buf == NULL) {
+            uint32_t cap = mask + 1 < SQ_AHEAD_MAX_BBS ? mask + 1 : SQ_AHEAD_MAX_BBS;
+
+            qp->sq_ahead.buf = malloc((size_t)cap << PRM_WQE_BB_SHIFT);
+        }
+        qp->sq_ahead.count = 0;
+        if (qp->sq_ahead.buf != NULL &&
+            emu_mem_read(true, base + ((uintptr_t)(index & mask) << PRM_WQE_BB_SHIFT),
+                         qp->sq_ahead.buf, (size_t)n << PRM_WQE_BB_SHIFT) == 0) {
+            qp->sq_ahead.start = index;
+            qp->sq_ahead.count = n;
+        }
+    }
+    if (ahead && index - qp->sq_ahead.start < qp->sq_ahead.count) {
+        memcpy(dst, qp->sq_ahead.buf + ((size_t)(index - qp->sq_ahead.start) << PRM_WQE_BB_SHIFT),
+               PRM_WQE_BB_SIZE);
+        return 0;
+    }
+    return emu_mem_read(qp->p.wq_gpu, base + ((uintptr_t)(index & mask) << PRM_WQE_BB_SHIFT), dst,
+                        PRM_WQE_BB_SIZE);
+}
+
+int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, bool ahead,
+                     struct engine_wqe *w)
+{
     const struct prm_wqe_ctrl_seg *ctrl = (const void *)w->buf;
     uint32_t v;
 
-    if (emu_mem_read(qp->p.wq_gpu, base + ((uintptr_t)(index & mask) << PRM_WQE_BB_SHIFT), w->buf,
-                     PRM_WQE_BB_SIZE) != 0)
+    /* WQEs published are software's to change only after they complete: a copy stays good. */
+    ahead = ahead && qp->p.wq_gpu;
+    if (wqe_bb(qp, index, avail, ahead, w->buf) != 0)
         return EIO;
     v = be32toh(ctrl->opmod_idx_opcode);
     w->opcode = (uint8_t)v;
@@ -59,8 +99,7 @@ int engine_wqe_fetch(struct emu_qp *qp, uint32_t index, uint32_t avail, struct e
         return EINVAL;
     }
     for (uint32_t i = 1; i < w->bbs; i++)
-        if (emu_mem_read(qp->p.wq_gpu, base + ((uintptr_t)((index + i) & mask) << PRM_WQE_BB_SHIFT),
-                         w->buf + i * PRM_WQE_BB_SIZE, PRM_WQE_BB_SIZE) != 0)
+        if (wqe_bb(qp, index + i, avail - i, ahead, w->buf + i * PRM_WQE_BB_SIZE) != 0)
             return EIO;
     return 0;
 }
@@ -644,7 +683,7 @@ static enum sq_step sq_exec_one(struct emu_qp *qp, uint32_t index, uint32_t post
     uint8_t synd, route = 0;
     bool direct, lost;
 
-    if (engine_wqe_fetch(qp, index, posted - index, &w) != 0) {
+    if (engine_wqe_fetch(qp, index, posted - index, true, &w) != 0) {
         /* Unreadable or malformed: a local error, and nothing after it is trusted. */
         w.bbs = posted - index;
         w.opcode = 0;

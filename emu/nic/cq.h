@@ -64,10 +64,18 @@ struct emu_cq {
     uint32_t async_delivered; /* async events ibv_get_async_event handed out for it */
     struct emu_cq_params p;
 
-    pthread_mutex_t lock; /* producer side, arm state */
-    uint32_t producer;    /* index of the next CQE the device writes */
-    bool overrun;         /* overrun seen: the CQ is in error, nothing more is written */
-    int users;            /* QPs and SRQs attached (guarded by nic->lock) */
+    pthread_mutex_t lock;   /* producer side, arm state */
+    uint32_t producer;      /* index of the next CQE software may see */
+    uint32_t consumer_seen; /* the doorbell record's consumer counter as last read */
+    /*
+     * A GPU ring's CQEs held to be written together (emu_cq_push): entry i
+     * is CQE producer + i, as it will be and with op_own INVALID.
+     */
+    struct prm_cqe64 *staged, *staged_hidden;
+    uint32_t staged_n;
+    uint32_t staged_solicited_end; /* 1 + the last solicited or error one held, 0: none */
+    bool overrun;                  /* overrun seen: the CQ is in error, nothing more is written */
+    int users;                     /* QPs and SRQs attached (guarded by nic->lock) */
 
     /* Completion events: a CQE on an armed CQ signals every target (cq->lock). */
     struct emu_cq_target *targets;
@@ -98,16 +106,31 @@ int emu_cq_destroy(struct emu_cq *cq);
 /* The CQ with this number on this device, or NULL. Caller holds nic->lock. */
 struct emu_cq *emu_cq_lookup(struct emu_nic *nic, uint32_t cqn);
 
+/* The most CQEs of a GPU ring held at once. */
+#define EMU_CQ_STAGE_MAX 256u
+
 /*
  * Writes one CQE: every byte but op_own, then op_own with the owner bit of
- * the producer index (release order). Detects overrun from the doorbell
- * record unless overrun_ignore. Signals the event targets when armed
- * (a solicited-only arm fires on `solicited` CQEs and on errors).
- * Returns 0, or EOVERFLOW when the CQ overran (the CQE is dropped and the CQ
- * is in error, as hardware reports it).
+ * its index (in that order). Detects overrun from the doorbell record
+ * unless overrun_ignore. Signals the event targets when armed (a
+ * solicited-only arm fires on `solicited` CQEs and on errors) once the CQE
+ * is written.
+ *
+ * A ring in GPU memory costs a wait for the CUDA copies per write, so its
+ * CQEs can be written in batches: with `defer` the CQE is held, and the
+ * caller must call emu_cq_flush() before it lets software expect it (the
+ * end of the engine's batch of work); a CQE pushed while others are held
+ * is held behind them. Host rings and collapsed CQs are written at once.
+ *
+ * Returns 0, EINPROGRESS when this CQE is the first one held (the caller
+ * owes the flush), or EOVERFLOW when the CQ overran (the CQE is dropped and
+ * the CQ is in error, as hardware reports it).
  */
 int emu_cq_push(struct emu_cq *cq, const struct prm_cqe64 *cqe, uint8_t op_own_opcode,
-                bool solicited);
+                bool solicited, bool defer);
+
+/* Writes the CQEs held by emu_cq_push, in one batch (nothing when none are held). */
+void emu_cq_flush(struct emu_cq *cq);
 
 /* cq (NULL: none) overran and is in error: nothing more is written to it. */
 static inline bool emu_cq_in_error(const struct emu_cq *cq)

@@ -155,20 +155,36 @@ static void mem_stream_drop(const struct core_cuda_ops *cuda, struct mem_stream 
 
 enum mem_copy_kind { MEM_TO_HOST, MEM_TO_GPU, MEM_GPU_TO_GPU };
 
-/* One copy on stream s, complete on return; other: the host or (GPU to GPU) source address. */
-static core_cu_result mem_stream_copy(const struct core_cuda_ops *cuda, struct mem_stream *s,
-                                      enum mem_copy_kind kind, uintptr_t addr, uintptr_t other,
-                                      size_t len)
-{
-    core_cu_result rc;
+/* One copy: to or from GPU address addr; other: the host or (GPU to GPU) source address. */
+struct mem_op {
+    uintptr_t addr;
+    uintptr_t other;
+    size_t len;
+};
 
-    if (kind == MEM_TO_GPU)
-        rc = cuda->cuMemcpyHtoDAsync((core_cu_deviceptr)addr, (const void *)other, len, s->stream);
-    else if (kind == MEM_TO_HOST)
-        rc = cuda->cuMemcpyDtoHAsync((void *)other, (core_cu_deviceptr)addr, len, s->stream);
-    else
-        rc = cuda->cuMemcpyDtoDAsync((core_cu_deviceptr)addr, (core_cu_deviceptr)other, len,
-                                     s->stream);
+/*
+ * Copies on stream s, in order (each one's bytes are in place before the
+ * next one starts: stream order), all complete on return: one wait.
+ */
+static core_cu_result mem_stream_copy(const struct core_cuda_ops *cuda, struct mem_stream *s,
+                                      enum mem_copy_kind kind, const struct mem_op *ops,
+                                      unsigned int n)
+{
+    core_cu_result rc = CORE_CU_SUCCESS;
+
+    for (unsigned int i = 0; i < n && rc == CORE_CU_SUCCESS; i++) {
+        const struct mem_op *o = &ops[i];
+
+        if (kind == MEM_TO_GPU)
+            rc = cuda->cuMemcpyHtoDAsync((core_cu_deviceptr)o->addr, (const void *)o->other, o->len,
+                                         s->stream);
+        else if (kind == MEM_TO_HOST)
+            rc = cuda->cuMemcpyDtoHAsync((void *)o->other, (core_cu_deviceptr)o->addr, o->len,
+                                         s->stream);
+        else
+            rc = cuda->cuMemcpyDtoDAsync((core_cu_deviceptr)o->addr, (core_cu_deviceptr)o->other,
+                                         o->len, s->stream);
+    }
     if (rc != CORE_CU_SUCCESS)
         return rc;
     return cuda->cuStreamSynchronize(s->stream);
@@ -181,7 +197,8 @@ bool emu_mem_gpu_bind(uintptr_t addr)
     return cuda != NULL && mem_gpu_bind_context(cuda, addr) != NULL;
 }
 
-static int mem_gpu_copy(enum mem_copy_kind kind, uintptr_t addr, uintptr_t other, size_t len)
+/* The copies, in order, in the context of the first one's GPU address; errno-style. */
+static int mem_gpu_copy(enum mem_copy_kind kind, const struct mem_op *ops, unsigned int n)
 {
     const struct core_cuda_ops *cuda = mem_cuda();
     core_cu_context ctx;
@@ -189,12 +206,12 @@ static int mem_gpu_copy(enum mem_copy_kind kind, uintptr_t addr, uintptr_t other
 
     if (cuda == NULL)
         return ENODEV;
-    if (len == 0)
+    if (n == 0)
         return 0;
-    ctx = mem_gpu_bind_context(cuda, addr);
+    ctx = mem_gpu_bind_context(cuda, ops[0].addr);
     if (ctx == NULL) {
-        EMU_LOG_ERR("GPU memory copy of %zu bytes at 0x%lx: no CUDA context for it", len,
-                    (unsigned long)addr);
+        EMU_LOG_ERR("GPU memory copy of %zu bytes at 0x%lx: no CUDA context for it", ops[0].len,
+                    (unsigned long)ops[0].addr);
         return EIO;
     }
     /* A second try on a new stream: a pooled one may have died with a reset context. */
@@ -203,16 +220,24 @@ static int mem_gpu_copy(enum mem_copy_kind kind, uintptr_t addr, uintptr_t other
 
         if (s == NULL)
             return EIO;
-        rc = mem_stream_copy(cuda, s, kind, addr, other, len);
+        rc = mem_stream_copy(cuda, s, kind, ops, n);
         if (rc == CORE_CU_SUCCESS) {
             mem_stream_give_back(s);
             return 0;
         }
         mem_stream_drop(cuda, s, rc);
     }
-    EMU_LOG_ERR("GPU memory copy of %zu bytes at 0x%lx failed: CUDA error %d", len,
-                (unsigned long)addr, rc);
+    EMU_LOG_ERR("GPU memory copy of %zu bytes at 0x%lx (%u in order) failed: CUDA error %d",
+                ops[0].len, (unsigned long)ops[0].addr, n, rc);
     return EIO;
+}
+
+/* One copy of len bytes (0: nothing to do). */
+static int mem_gpu_copy1(enum mem_copy_kind kind, uintptr_t addr, uintptr_t other, size_t len)
+{
+    const struct mem_op op = {addr, other, len};
+
+    return len == 0 ? 0 : mem_gpu_copy(kind, &op, 1);
 }
 
 int emu_mem_read(bool gpu, uintptr_t addr, void *dst, size_t len)
@@ -221,7 +246,7 @@ int emu_mem_read(bool gpu, uintptr_t addr, void *dst, size_t len)
         memcpy(dst, (const void *)addr, len);
         return 0;
     }
-    return mem_gpu_copy(MEM_TO_HOST, addr, (uintptr_t)dst, len);
+    return mem_gpu_copy1(MEM_TO_HOST, addr, (uintptr_t)dst, len);
 }
 
 int emu_mem_write(bool gpu, uintptr_t addr, const void *src, size_t len)
@@ -230,12 +255,23 @@ int emu_mem_write(bool gpu, uintptr_t addr, const void *src, size_t len)
         memcpy((void *)addr, src, len);
         return 0;
     }
-    return mem_gpu_copy(MEM_TO_GPU, addr, (uintptr_t)src, len);
+    return mem_gpu_copy1(MEM_TO_GPU, addr, (uintptr_t)src, len);
+}
+
+int emu_mem_gpu_write_seq(const struct emu_mem_span *spans, unsigned int n)
+{
+    struct mem_op ops[EMU_MEM_SEQ_MAX];
+
+    if (n > EMU_MEM_SEQ_MAX)
+        return EINVAL;
+    for (unsigned int i = 0; i < n; i++)
+        ops[i] = (struct mem_op){spans[i].addr, (uintptr_t)spans[i].src, spans[i].len};
+    return mem_gpu_copy(MEM_TO_GPU, ops, n);
 }
 
 int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len)
 {
-    return mem_gpu_copy(MEM_GPU_TO_GPU, dst, src, len);
+    return mem_gpu_copy1(MEM_GPU_TO_GPU, dst, src, len);
 }
 
 /* ---- application host memory ---- */

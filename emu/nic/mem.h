@@ -23,6 +23,19 @@ bool emu_mem_is_gpu(uintptr_t addr);
  */
 int emu_mem_read(bool gpu, uintptr_t addr, void *dst, size_t len);
 int emu_mem_write(bool gpu, uintptr_t addr, const void *src, size_t len);
+/*
+ * Writes to GPU memory, in order: each span's bytes are in place before the
+ * next span's are written (a CQE's body before its owner byte), all complete
+ * on return, for the cost of one wait. At most EMU_MEM_SEQ_MAX spans, all in
+ * the first one's GPU context; errno-style.
+ */
+#define EMU_MEM_SEQ_MAX 4
+struct emu_mem_span {
+    uintptr_t addr;
+    const void *src;
+    size_t len;
+};
+int emu_mem_gpu_write_seq(const struct emu_mem_span *spans, unsigned int n);
 /* GPU memory to GPU memory (dst's context, a stream of the pool), complete on return. */
 int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len);
 /* Makes a context that can reach GPU address addr current in this thread; false: none. */

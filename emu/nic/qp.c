@@ -91,6 +91,7 @@ void emu_qp_free(struct emu_qp *qp)
     pthread_mutex_destroy(&qp->sq_lock);
     pthread_mutex_destroy(&qp->post_lock);
     free(qp->pending);
+    free(qp->sq_ahead.buf);
     free(qp);
 }
 

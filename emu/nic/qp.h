@@ -121,9 +121,17 @@ struct emu_qp {
 
     pthread_mutex_t lock; /* state, pending ring, responder, RQ consumption */
     pthread_mutex_t
-            sq_lock;      /* the requester executing send WQEs (never waits for `lock` holders) */
-    bool sq_rerun;        /* more work arrived while sq_lock was held (guarded by lock) */
-    uint32_t sq_posted;   /* producer counter published by software (basic blocks) */
+            sq_lock;    /* the requester executing send WQEs (never waits for `lock` holders) */
+    bool sq_rerun;      /* more work arrived while sq_lock was held (guarded by lock) */
+    uint32_t sq_posted; /* producer counter published by software (basic blocks) */
+    /*
+     * Send WQEs of a ring in GPU memory read ahead by the requester in one
+     * copy (sq_lock; emptied at reset): basic blocks [start, start + count).
+     */
+    struct {
+        uint8_t *buf;
+        uint32_t start, count;
+    } sq_ahead;
     uint32_t sq_consumer; /* next send WQE (basic-block counter) the device executes */
     uint32_t rq_consumer; /* next receive WQE the device consumes */
     uint32_t next_psn;    /* requester */
