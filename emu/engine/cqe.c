@@ -29,6 +29,7 @@ void engine_cqe_batch_end(struct emu_engine *e)
 {
     unsigned int n = e->cq_held_n;
 
+    engine_gpu_settle(e);
     cqe_batching = NULL;
     for (unsigned int i = 0; i < n; i++)
         emu_cq_flush(e->cq_held[i]);

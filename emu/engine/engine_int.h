@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 
 #include "engine/engine.h"
+#include "nic/gpu_ipc.h"
 #include "nic/mr.h"
 #include "prm/mlx5_wqe.h"
 #include "wire/wire.h"
@@ -18,9 +19,27 @@ struct emu_qp;
 struct emu_pending;
 struct direct_page;
 struct engine_dc_ctx;
+struct engine_sgl;
 
 /* A device's engine (nic->engine). */
 #define ENGINE_CQ_HELD_MAX 16
+
+/*
+ * Writes from peers' GPU references whose device-to-device copies are
+ * issued but not yet waited for (gpu_defer.c): their targets' keys stay
+ * held, and their ACKs leave only once the copies are complete.
+ */
+#define ENGINE_GPU_DEFER_MAX 16
+struct engine_gpu_defer {
+    struct emu_gpu_ipc_defer ipc;
+    struct emu_mr *mr[ENGINE_GPU_DEFER_MAX]; /* held, each once */
+    unsigned int mr_n;
+    struct {
+        struct emu_qp *qp;
+        struct emu_conn *out; /* where its ACKs leave */
+    } writer[ENGINE_GPU_DEFER_MAX];
+    unsigned int writer_n;
+};
 
 struct emu_engine {
     struct emu_nic *nic;
@@ -40,7 +59,7 @@ struct emu_engine {
     int wait_signal;          /* a CQE was written while some SQ waits (atomic) */
     int tx_stalled;           /* send queues held back by a full transmit queue (atomic) */
     int err_rqs;              /* QPs in ERR whose newly posted receives the loop flushes (atomic) */
-    int cq_errors;            /* a CQE found its CQ in error: the loop fails its QPs (atomic) */
+    int cq_errors;            /* a CQ in error, or a GPU write lost: the loop fails QPs (atomic) */
     uint64_t gpu_ref_bytes;   /* bytes copied from peers' GPU references (atomic) */
     uint64_t last_flush_ns;   /* those last checked (rx_lock) */
     struct engine_conn *owed; /* connections holding back ACKs (rx_lock) */
@@ -49,6 +68,7 @@ struct emu_engine {
     /* CQs of GPU rings holding CQEs until the batch of work ends (cqe.c, rx_lock). */
     struct emu_cq *cq_held[ENGINE_CQ_HELD_MAX];
     unsigned int cq_held_n;
+    struct engine_gpu_defer gpu_defer; /* (rx_lock) */
     /* Requests dropped without an answer (UC, UD), by reason (atomic). */
     uint64_t dropped[EMU_DROP_COUNT];
     /* direct.c: the grants of this device's memory to same-host peers (NULL: none). */
@@ -65,6 +85,22 @@ struct emu_engine {
  */
 void engine_cqe_batch_begin(struct emu_engine *e);
 void engine_cqe_batch_end(struct emu_engine *e);
+
+/* ---- gpu_defer.c (rx_lock held) ---- */
+/*
+ * A WRITE's payload from a peer's GPU reference into t (GPU memory),
+ * copied without a wait: t's keys move into the engine's deferred set (t is
+ * left empty) and the ACK that out owes for it must follow
+ * engine_gpu_settle. Results as engine_sgl_copy_gpu_ref.
+ */
+int engine_gpu_write_defer(struct emu_qp *qp, struct emu_conn *out, struct engine_sgl *t,
+                           const struct emu_gpu_ref *ref, uint32_t len);
+/*
+ * Waits for the deferred copies and lets their keys go. A copy that failed
+ * loses its writes: their QPs' owed ACKs are withdrawn and the loop moves
+ * the QPs to ERR with QP_FATAL.
+ */
+void engine_gpu_settle(struct emu_engine *e);
 
 /* ---- loop.c ---- */
 /* Wakes the loop: it recomputes its timeout (timers armed, UARs watched, WAITs). */
@@ -111,11 +147,11 @@ int engine_sgl_gather(const struct engine_sgl *s, void *dst);
 /*
  * Copies len bytes at a peer's GPU reference into s, GPU to GPU (gpu_ipc.h):
  * 0; ENOTSUP, nothing written, when some entry of s is not GPU memory or the
- * reference cannot be opened here; EIO.
+ * reference cannot be opened here; EIO. defer: the copies are issued into
+ * that set and may still run on return (NULL: complete on return).
  */
-struct emu_gpu_ref;
-int engine_sgl_copy_gpu_ref(const struct engine_sgl *s, const struct emu_gpu_ref *ref,
-                            uint32_t len);
+int engine_sgl_copy_gpu_ref(const struct engine_sgl *s, const struct emu_gpu_ref *ref, uint32_t len,
+                            struct emu_gpu_ipc_defer *defer);
 /* A heap copy whose keys stay held until engine_sgl_free (a wire release callback). */
 struct engine_sgl *engine_sgl_dup(const struct engine_sgl *s);
 void engine_sgl_free(void *sgl);
@@ -281,7 +317,8 @@ void engine_tx_resume(struct emu_nic *nic, struct emu_conn *conn);
 void engine_waits(struct emu_nic *nic);
 /* Receives posted to QPs in ERR (DevX rings: software only moves the doorbell record) flushed. */
 void engine_err_rqs(struct emu_nic *nic);
-/* QPs whose send or receive CQ is in error enter ERR with QP_FATAL (engine_qp_fatal). */
+/* QPs whose CQ is in error or whose GPU write was lost enter ERR with QP_FATAL (engine_qp_fatal).
+ */
 void engine_cq_errors(struct emu_nic *nic);
 
 /* ---- atomics.c ---- */
@@ -326,8 +363,9 @@ uint32_t engine_gid_ipv4(const uint8_t gid[16]);
  * pending WQE at the head, flush CQEs for the rest of the SQ and the RQ.
  */
 void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome);
-/* qp (lock held) cannot report completions (its CQ is in error): QP_FATAL, then ERR. */
-void engine_qp_fatal(struct emu_qp *qp);
+/* qp (lock held) has failed beyond repair (why, and what the owner should do): QP_FATAL, then ERR.
+ */
+void engine_qp_fatal(struct emu_qp *qp, const char *why, const char *fix);
 /* Pops completed WQEs from the head of the pending ring, writing their CQEs (qp->lock held). */
 void engine_complete(struct emu_qp *qp);
 struct emu_pending *engine_pending_find(struct emu_qp *qp, uint32_t psn);

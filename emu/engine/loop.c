@@ -31,8 +31,14 @@
 #include "prm/prm_qp.h"
 #include "wire/wire.h"
 
-#define LOOP_IDLE_MAX_NS   1000000ull  /* UAR polling backs off to 1 ms */
-#define LOOP_BUSY_NS       1000ull     /* and polls again after 1 us while doorbells come */
+#define LOOP_IDLE_MAX_NS   1000000ull /* UAR polling backs off to 1 ms */
+#define LOOP_BUSY_NS       1000ull    /* and polls again after 1 us while doorbells come */
+/*
+ * and for this long after the last one: a GPU kernel's next doorbell often
+ * waits on the answer to its last (a ping-pong), and a backed-off poll would
+ * add its sleep to every round trip.
+ */
+#define LOOP_HOT_NS        2000000ull
 #define LOOP_TIMER_SCAN_NS 2000000ull  /* retransmit and RNR timers are checked every 2 ms */
 #define LOOP_HEARTBEAT_NS  10000000ull /* the longest sleep while any QP is connected */
 #define LOOP_ACK_HOLD_NS   200000ull   /* a held-back ACK (no EMU_WIRE_F_ACK_REQ) leaves by then */
@@ -116,12 +122,24 @@ void engine_err_rqs(struct emu_nic *nic)
     engine_each_qp(nic, loop_err_rq_check, NULL);
 }
 
+/*
+ * As ConnectX: a QP whose CQ overran cannot report its completions, so it
+ * gets QP_FATAL (after the CQ's CQ_ERR) and enters ERR; the owner resets it.
+ * So does a QP that took writes whose GPU copies failed (gpu_defer.c).
+ */
 static bool loop_cq_error_check(struct emu_qp *qp, void *arg)
 {
+    bool lost = __atomic_exchange_n(&qp->gpu_write_lost, false, __ATOMIC_ACQ_REL);
+
     (void)arg;
-    if (qp->state != PRM_QP_STATE_RST && qp->state != PRM_QP_STATE_ERR &&
-        (emu_cq_in_error(qp->p.send_cq) || emu_cq_in_error(qp->p.recv_cq)))
-        engine_qp_fatal(qp);
+    if (qp->state == PRM_QP_STATE_RST || qp->state == PRM_QP_STATE_ERR)
+        return false;
+    if (emu_cq_in_error(qp->p.send_cq) || emu_cq_in_error(qp->p.recv_cq))
+        engine_qp_fatal(qp, "its CQ is in error (overrun), so its completions cannot be reported",
+                        "reset it and give it a new CQ");
+    else if (lost)
+        engine_qp_fatal(qp, "the GPU to GPU copy of a write it took failed, so the write is lost",
+                        "reset it (the requester's write fails with retry exceeded)");
     return false;
 }
 
@@ -220,12 +238,18 @@ void emu_engine_poll(struct emu_nic *nic)
 }
 
 /* How long epoll may sleep: forever when idle, short while timers, UARs or WAITs need it. */
-static int64_t loop_timeout_ns(struct emu_engine *e, bool busy, uint64_t *idle_ns)
+static int64_t loop_timeout_ns(struct emu_engine *e, bool busy, uint64_t *idle_ns,
+                               uint64_t *hot_until_ns)
 {
     int64_t timeout = -1;
 
     if (__atomic_load_n(&e->uar_watchers, __ATOMIC_RELAXED) > 0) {
+        uint64_t now = emu_now_ns();
+
         if (busy) {
+            *idle_ns = LOOP_BUSY_NS;
+            *hot_until_ns = now + LOOP_HOT_NS;
+        } else if (now < *hot_until_ns) {
             *idle_ns = LOOP_BUSY_NS;
         } else {
             *idle_ns = *idle_ns == 0 ? LOOP_BUSY_NS : *idle_ns * 2;
@@ -312,13 +336,13 @@ static void loop_priority(struct emu_engine *e)
 static void *loop_thread(void *arg)
 {
     struct emu_engine *e = arg;
-    uint64_t idle_ns = 0;
+    uint64_t idle_ns = 0, hot_until_ns = 0;
     bool busy = false;
 
     loop_priority(e);
     for (;;) {
         struct epoll_event evs[LOOP_EVENTS];
-        int n = loop_wait(e, evs, loop_timeout_ns(e, busy, &idle_ns));
+        int n = loop_wait(e, evs, loop_timeout_ns(e, busy, &idle_ns, &hot_until_ns));
 
         pthread_mutex_lock(&e->rx_lock);
         engine_cqe_batch_begin(e);

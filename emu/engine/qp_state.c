@@ -77,6 +77,7 @@ int emu_engine_qp_destroy(struct emu_qp *qp)
      * after its last receive) for a lost connection with work outstanding.
      */
     pthread_mutex_lock(&e->rx_lock);
+    engine_gpu_settle(e); /* copies of writes it took may still be running */
     if (qp->peer != NULL)
         engine_ack_flush(qp->peer);
     pthread_mutex_unlock(&e->rx_lock);
@@ -333,15 +334,9 @@ void engine_qp_fail(struct emu_qp *qp, uint8_t syndrome)
     emu_engine_rq_flush(qp);
 }
 
-/*
- * As ConnectX: a QP whose CQ overran cannot report its completions, so it
- * gets QP_FATAL (after the CQ's CQ_ERR) and enters ERR; the owner resets it.
- */
-void engine_qp_fatal(struct emu_qp *qp)
+void engine_qp_fatal(struct emu_qp *qp, const char *why, const char *fix)
 {
-    EMU_LOG_ERR("QP 0x%x: its CQ is in error (overrun), so its completions cannot be reported; "
-                "the QP enters the error state (QP_FATAL): reset it and give it a new CQ",
-                qp->qpn);
+    EMU_LOG_ERR("QP 0x%x: %s; the QP enters the error state (QP_FATAL): %s", qp->qpn, why, fix);
     emu_async_raise(qp->nic, qp->ibv.context, IBV_EVENT_QP_FATAL, &qp->ibv);
     engine_qp_fail(qp, 0);
 }

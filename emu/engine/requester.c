@@ -808,6 +808,9 @@ static void sq_rnr_rewind(struct emu_qp *qp)
     qp->rnr_resume_ns = 0;
 }
 
+/* More basic blocks than this to execute make a burst (one WQE alone goes out at once). */
+#define SQ_CORK_MIN_BBS 4
+
 void engine_sq_run(struct emu_qp *qp)
 {
     pthread_mutex_lock(&qp->lock);
@@ -818,6 +821,7 @@ void engine_sq_run(struct emu_qp *qp)
         return;
     }
     for (;;) {
+        struct emu_conn *out = NULL;
         uint32_t posted;
 
         qp->sq_rerun = false;
@@ -825,11 +829,26 @@ void engine_sq_run(struct emu_qp *qp)
             qp->state == PRM_QP_STATE_RTS)
             sq_rnr_rewind(qp);
         posted = qp->sq_posted;
+        /*
+         * A burst's requests leave together, one system call for many. Not a
+         * DCI's: it changes its peer midway (dc.c).
+         */
+        if (posted - qp->sq_consumer > SQ_CORK_MIN_BBS && qp->tp->connected &&
+            qp->tp->dc != PRM_QP_DC_DCI && qp->peer != NULL) {
+            out = qp->peer;
+            emu_conn_get(out);
+            emu_conn_cork(out);
+        }
         pthread_mutex_unlock(&qp->lock);
         /* Signed: a consumer never passes the producer, whatever the WQEs claim. */
         while ((int32_t)(posted - qp->sq_consumer) > 0)
             if (sq_exec_one(qp, qp->sq_consumer, posted) == SQ_STALL)
                 break;
+        /* Before the rerun check: a QP the uncork's writable() resumes may be this one. */
+        if (out != NULL) {
+            emu_conn_uncork(out);
+            emu_conn_put(out);
+        }
         pthread_mutex_lock(&qp->lock);
         if (!qp->sq_rerun && (qp->sq_posted == posted || qp->sq_consumer != posted))
             break;

@@ -53,6 +53,8 @@ void engine_ack_flush(struct emu_conn *conn)
 
     if (ec == NULL)
         return;
+    /* An answer vouches for the writes before it: their GPU copies are complete first. */
+    engine_gpu_settle(((struct emu_nic *)emu_wire_user(emu_conn_wire(conn)))->engine);
     for (int i = 0; i < ec->ack_count; i++) {
         struct emu_wire_hdr h;
 
@@ -380,9 +382,13 @@ static int resp_pull_into(struct emu_conn *conn, struct engine_sgl *t, const str
     return err;
 }
 
-/* Copies an F_GPU request's message from the requester's GPU memory into the held target. */
-static int resp_gpu_ref_into(struct emu_qp *qp, const struct engine_sgl *t, const uint8_t *raw,
-                             uint32_t len)
+/*
+ * Copies an F_GPU request's message from the requester's GPU memory into the
+ * held target: a WRITE's without a wait (gpu_defer.c; t is left empty),
+ * any other's complete on return, as its CQE follows.
+ */
+static int resp_gpu_ref_into(struct emu_qp *qp, struct emu_conn *conn, uint8_t type,
+                             struct engine_sgl *t, const uint8_t *raw, uint32_t len)
 {
     struct emu_gpu_ref ref;
     uint64_t off;
@@ -393,7 +399,10 @@ static int resp_gpu_ref_into(struct emu_qp *qp, const struct engine_sgl *t, cons
     memcpy(ref.handle, raw, EMU_WIRE_GPU_HANDLE_LEN);
     memcpy(&off, raw + EMU_WIRE_GPU_HANDLE_LEN, sizeof(off));
     ref.offset = be64toh(off);
-    err = engine_sgl_copy_gpu_ref(t, &ref, len);
+    if (type == EMU_WIRE_WRITE)
+        err = engine_gpu_write_defer(qp, resp_out(qp, conn), t, &ref, len);
+    else
+        err = engine_sgl_copy_gpu_ref(t, &ref, len, NULL);
     if (err == 0)
         __atomic_add_fetch(&qp->nic->engine->gpu_ref_bytes, len, __ATOMIC_RELAXED);
     return err;
@@ -524,7 +533,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     if (pull)
         err = len > 0 ? resp_pull_into(conn, &t, &p, len) : 0;
     else if (gpu_ref)
-        err = resp_gpu_ref_into(qp, &t, payload, len);
+        err = resp_gpu_ref_into(qp, conn, h->type, &t, payload, len);
     else
         err = engine_sgl_scatter(&t, payload, len);
     /* Written as asked: the requester may write there directly next time (direct.c). */
@@ -569,6 +578,7 @@ int engine_request_done(struct emu_conn *conn, const struct emu_wire_hdr *h, int
 
     if (ec == NULL || !ec->rx.active)
         return 0; /* the payload was discarded: the request was answered at its header */
+    engine_gpu_settle(nic->engine); /* its CQE follows the deferred writes' copies */
     rx = ec->rx;
     err = engine_rx_finish(&ec->rx, err);
     pthread_mutex_lock(&nic->lock);
@@ -731,6 +741,9 @@ int engine_resp_connected(struct emu_qp *qp, struct emu_conn *conn, const struct
         qp->comm_est = true;
         emu_async_raise(qp->nic, qp->ibv.context, IBV_EVENT_COMM_EST, &qp->ibv);
     }
+    /* Anything but another GPU write reads or completes after the deferred ones: they end first. */
+    if (h->type != EMU_WIRE_WRITE || !(h->flags & EMU_WIRE_F_GPU))
+        engine_gpu_settle(qp->nic->engine);
     switch (h->type) {
     case EMU_WIRE_READ_REQ:
         rc = resp_read(qp, conn, h, psn);

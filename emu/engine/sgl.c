@@ -67,7 +67,8 @@ int engine_sgl_mapped(const struct engine_sgl *s)
     return 0;
 }
 
-int engine_sgl_copy_gpu_ref(const struct engine_sgl *s, const struct emu_gpu_ref *ref, uint32_t len)
+int engine_sgl_copy_gpu_ref(const struct engine_sgl *s, const struct emu_gpu_ref *ref, uint32_t len,
+                            struct emu_gpu_ipc_defer *defer)
 {
     struct emu_gpu_ref at = *ref;
 
@@ -77,7 +78,9 @@ int engine_sgl_copy_gpu_ref(const struct engine_sgl *s, const struct emu_gpu_ref
     for (int i = 0; i < s->count && len > 0; i++) {
         uint32_t take = s->iov[i].iov_len < len ? (uint32_t)s->iov[i].iov_len : len;
         const struct emu_mr *mr = s->mr[i];
-        int err = emu_gpu_ipc_copy(&at, mr->addr + (uintptr_t)(s->iova[i] - mr->iova), take);
+        uintptr_t dst = mr->addr + (uintptr_t)(s->iova[i] - mr->iova);
+        int err = defer != NULL ? emu_gpu_ipc_copy_defer(defer, &at, dst, take)
+                                : emu_gpu_ipc_copy(&at, dst, take);
 
         /* A first entry refused leaves nothing written; a later one cannot be refused. */
         if (err != 0)

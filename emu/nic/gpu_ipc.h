@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nic/mem.h"
+
 #define EMU_GPU_IPC_HANDLE_LEN 64u
 
 struct emu_gpu_ref {
@@ -36,5 +38,19 @@ int emu_gpu_ipc_export(uintptr_t addr, struct emu_gpu_ref *ref, uint64_t *room);
 int emu_gpu_ipc_copy(const struct emu_gpu_ref *ref, uintptr_t dst, size_t len);
 
 #define EMU_GPU_IPC_OPEN_MAX 64
+
+/*
+ * Copies issued and waited for later (nic/mem.h's emu_mem_defer): the
+ * allocations they read stay open until they are settled.
+ */
+struct emu_gpu_ipc_defer {
+    struct emu_mem_defer mem;
+    uint64_t held; /* bit i: the table's entry i is read by a copy of this set */
+};
+/* As emu_gpu_ipc_copy, but the copy may still be running on return (0). */
+int emu_gpu_ipc_copy_defer(struct emu_gpu_ipc_defer *d, const struct emu_gpu_ref *ref,
+                           uintptr_t dst, size_t len);
+/* Every copy of d complete: 0, or EIO when one failed. */
+int emu_gpu_ipc_settle(struct emu_gpu_ipc_defer *d);
 
 #endif /* EMU_GPU_IPC_H */

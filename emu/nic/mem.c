@@ -274,6 +274,93 @@ int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len)
     return mem_gpu_copy1(MEM_GPU_TO_GPU, dst, src, len);
 }
 
+/* Issues lane i's pending copy; false when it failed (logged, the lane's stream then dropped). */
+static bool mem_defer_issue(const struct core_cuda_ops *cuda, struct emu_mem_defer *d,
+                            unsigned int i)
+{
+    core_cu_result rc;
+
+    if (d->lane[i].len == 0 || d->lane[i].s == NULL)
+        return true;
+    rc = cuda->cuMemcpyDtoDAsync((core_cu_deviceptr)d->lane[i].dst,
+                                 (core_cu_deviceptr)d->lane[i].src, d->lane[i].len,
+                                 d->lane[i].s->stream);
+    d->lane[i].len = 0;
+    if (rc == CORE_CU_SUCCESS)
+        return true;
+    EMU_LOG_ERR("GPU to GPU copy into 0x%lx could not be issued: CUDA error %d",
+                (unsigned long)d->lane[i].dst, rc);
+    mem_stream_drop(cuda, d->lane[i].s, rc);
+    d->lane[i].s = NULL;
+    d->failed = true;
+    return false;
+}
+
+int emu_mem_gpu_copy_defer(struct emu_mem_defer *d, uintptr_t dst, uintptr_t src, size_t len)
+{
+    const struct core_cuda_ops *cuda = mem_cuda();
+    core_cu_context ctx;
+    unsigned int i;
+
+    if (len == 0)
+        return 0;
+    if (cuda == NULL || (ctx = mem_gpu_bind_context(cuda, dst)) == NULL)
+        return EIO;
+    for (i = 0; i < d->n; i++)
+        if (d->lane[i].s != NULL && d->lane[i].s->ctx == ctx)
+            break;
+    if (i == d->n) {
+        if (d->n == EMU_MEM_DEFER_LANES && emu_mem_gpu_settle(d) != 0)
+            return EIO;
+        i = d->n;
+        d->lane[i].s = mem_stream_take(cuda, ctx);
+        if (d->lane[i].s == NULL)
+            return EIO;
+        d->lane[i].len = 0;
+        d->n++;
+    }
+    if (d->lane[i].len != 0 && d->lane[i].dst + d->lane[i].len == dst &&
+        d->lane[i].src + d->lane[i].len == src) {
+        d->lane[i].len += len;
+        return 0;
+    }
+    if (!mem_defer_issue(cuda, d, i))
+        return EIO;
+    d->lane[i].dst = dst;
+    d->lane[i].src = src;
+    d->lane[i].len = len;
+    return 0;
+}
+
+int emu_mem_gpu_settle(struct emu_mem_defer *d)
+{
+    const struct core_cuda_ops *cuda = mem_cuda();
+    bool failed = d->failed;
+
+    for (unsigned int i = 0; i < d->n && cuda != NULL; i++) {
+        core_cu_result rc;
+
+        if (d->lane[i].s == NULL)
+            continue; /* its issue failed: d->failed says so */
+        if (!mem_defer_issue(cuda, d, i)) {
+            failed = true;
+            continue;
+        }
+        rc = cuda->cuStreamSynchronize(d->lane[i].s->stream);
+        if (rc == CORE_CU_SUCCESS) {
+            mem_stream_give_back(d->lane[i].s);
+        } else {
+            EMU_LOG_ERR("GPU to GPU copies failed: CUDA error %d", rc);
+            mem_stream_drop(cuda, d->lane[i].s, rc);
+            failed = true;
+        }
+        d->lane[i].s = NULL;
+    }
+    d->n = 0;
+    d->failed = false;
+    return failed ? EIO : 0;
+}
+
 /* ---- application host memory ---- */
 
 #ifndef MADV_POPULATE_READ

@@ -38,6 +38,32 @@ struct emu_mem_span {
 int emu_mem_gpu_write_seq(const struct emu_mem_span *spans, unsigned int n);
 /* GPU memory to GPU memory (dst's context, a stream of the pool), complete on return. */
 int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len);
+
+/*
+ * GPU-to-GPU copies issued now and waited for later, all at once: the
+ * device's answer to many writes costs one wait instead of one each. A copy
+ * that continues the last one of its context (source and destination both
+ * right after it) is merged into it, so the writes of adjacent slots become
+ * one copy. Copies of one context run in order, on one stream per context
+ * (at most EMU_MEM_DEFER_LANES contexts at once: a further one settles the
+ * others first). The owner serialises calls on one set.
+ */
+#define EMU_MEM_DEFER_LANES 4
+struct mem_stream;
+struct emu_mem_defer {
+    struct {
+        struct mem_stream *s;
+        uintptr_t dst, src; /* the copy not issued yet (len 0: none) */
+        size_t len;
+    } lane[EMU_MEM_DEFER_LANES];
+    unsigned int n;
+    bool failed; /* an issue failed: settling reports EIO */
+};
+/* Queues the copy (0), or EIO when it cannot be issued (logged). */
+int emu_mem_gpu_copy_defer(struct emu_mem_defer *d, uintptr_t dst, uintptr_t src, size_t len);
+/* Every queued copy complete: 0, or EIO when one of them failed (logged). The set is empty again.
+ */
+int emu_mem_gpu_settle(struct emu_mem_defer *d);
 /* Makes a context that can reach GPU address addr current in this thread; false: none. */
 bool emu_mem_gpu_bind(uintptr_t addr);
 

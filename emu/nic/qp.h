@@ -111,8 +111,9 @@ struct emu_qp {
     };
     struct emu_nic *nic;
     uint32_t qpn;
-    uint32_t async_delivered;          /* async events ibv_get_async_event handed out for it */
-    bool comm_est;                     /* COMM_EST raised since the last reset (engine, qp->lock) */
+    uint32_t async_delivered; /* async events ibv_get_async_event handed out for it */
+    bool comm_est;            /* COMM_EST raised since the last reset (engine, qp->lock) */
+    bool gpu_write_lost;      /* a write's GPU copy failed after it was taken (engine, atomic) */
     const struct prm_qp_transport *tp; /* of p.st */
     uint8_t state;                     /* PRM_QP_STATE_* (guarded by lock) */
     struct emu_qp_params p;

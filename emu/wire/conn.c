@@ -118,6 +118,13 @@ void wire_conn_drop(struct emu_conn *conn)
     pthread_mutex_unlock(&wire->lock);
 }
 
+void emu_conn_get(struct emu_conn *conn)
+{
+    pthread_mutex_lock(&conn->wire->lock);
+    conn->refs++;
+    pthread_mutex_unlock(&conn->wire->lock);
+}
+
 void emu_conn_put(struct emu_conn *conn)
 {
     struct emu_wire *wire = conn->wire;

@@ -2,8 +2,9 @@
 /*
  * Transmit: a frame goes straight into the socket when nothing waits before
  * it; what the socket does not take waits in the connection's queue, in
- * order, until the owner's event loop sees the socket writable. No call
- * here blocks.
+ * order, until the owner's event loop sees the socket writable. A corked
+ * connection queues every frame, and its uncork sends them together, many
+ * to a system call. No call here blocks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 
 /* Above this many queued bytes a requester holds back new requests (emu_conn_tx_full). */
 #define TX_HIGH_BYTES (8u << 20)
+/* Buffers handed to one sendmsg when queued frames are flushed. */
+#define TX_GATHER_IOV 64
 
 /* Sends from vec[*first..count) without blocking; advances past what left. -1: errno set. */
 static ssize_t tx_sendv(int fd, struct iovec *vec, int *first, int count)
@@ -89,7 +92,8 @@ static int tx_enqueue(struct emu_conn *conn, const struct iovec *vec, int first,
         conn->tx_head = t;
     conn->tx_tail = t;
     __atomic_add_fetch(&conn->tx_bytes, left, __ATOMIC_RELAXED);
-    if (!conn->tx_armed) {
+    /* Corked: the uncork sends it, with the frames queued after it. */
+    if (!conn->tx_armed && conn->tx_corked == 0) {
         conn->tx_armed = true;
         wire_conn_watch(conn, true);
     }
@@ -121,7 +125,7 @@ int emu_conn_send(struct emu_conn *conn, const struct emu_wire_hdr *hdr, const s
     pthread_mutex_lock(&conn->tx_lock);
     if (emu_conn_dead(conn)) {
         err = EPIPE;
-    } else if (conn->tx_head == NULL) {
+    } else if (conn->tx_head == NULL && conn->tx_corked == 0) {
         if (tx_sendv(conn->fd, vec, &first, count) < 0)
             err = errno;
     }
@@ -148,15 +152,25 @@ int emu_conn_send(struct emu_conn *conn, const struct emu_wire_hdr *hdr, const s
     return err;
 }
 
-bool wire_tx_flush(struct emu_conn *conn)
+/*
+ * Sends what the queue holds, many frames to a system call, until the
+ * socket is full (tx_lock held). false: the connection failed (logged).
+ */
+static bool tx_flush_locked(struct emu_conn *conn)
 {
-    bool ok = true, drained = false;
-
-    pthread_mutex_lock(&conn->tx_lock);
     while (conn->tx_head != NULL) {
-        struct wire_tx *t = conn->tx_head;
-        ssize_t sent = tx_sendv(conn->fd, t->iov, &t->first, t->count);
+        struct iovec vec[TX_GATHER_IOV];
+        int count = 0, first = 0;
+        ssize_t sent;
+        size_t left;
 
+        for (struct wire_tx *t = conn->tx_head; t != NULL; t = t->next) {
+            if (count + (t->count - t->first) > TX_GATHER_IOV)
+                break;
+            for (int i = t->first; i < t->count; i++)
+                vec[count++] = t->iov[i];
+        }
+        sent = tx_sendv(conn->fd, vec, &first, count);
         if (sent < 0) {
             if (errno == EFAULT)
                 EMU_LOG_ERR("device %s: a frame's payload became unreadable while it was "
@@ -164,18 +178,37 @@ bool wire_tx_flush(struct emu_conn *conn)
                             conn->wire->name, conn->peer_ep);
             else /* the peer went away: what it sent before is read first (emu_wire_event) */
                 __atomic_store_n(&conn->hung_up, true, __ATOMIC_RELEASE);
-            ok = false;
-            break;
+            return false;
         }
         __atomic_sub_fetch(&conn->tx_bytes, (size_t)sent, __ATOMIC_RELAXED);
-        t->left -= (size_t)sent;
-        if (t->first < t->count)
+        /* The frames the bytes sent cover leave the queue; the first one not all sent stays. */
+        for (left = (size_t)sent; conn->tx_head != NULL;) {
+            struct wire_tx *t = conn->tx_head;
+
+            while (t->first < t->count && left >= t->iov[t->first].iov_len)
+                left -= t->iov[t->first++].iov_len;
+            if (t->first < t->count) {
+                t->iov[t->first].iov_base = (char *)t->iov[t->first].iov_base + left;
+                t->iov[t->first].iov_len -= left;
+                break;
+            }
+            conn->tx_head = t->next;
+            if (conn->tx_head == NULL)
+                conn->tx_tail = NULL;
+            tx_release(t);
+        }
+        if (first < count)
             break; /* the socket is full again */
-        conn->tx_head = t->next;
-        if (conn->tx_head == NULL)
-            conn->tx_tail = NULL;
-        tx_release(t);
     }
+    return true;
+}
+
+bool wire_tx_flush(struct emu_conn *conn)
+{
+    bool ok, drained = false;
+
+    pthread_mutex_lock(&conn->tx_lock);
+    ok = tx_flush_locked(conn);
     if (ok && conn->tx_head == NULL && conn->tx_armed) {
         conn->tx_armed = false;
         wire_conn_watch(conn, false);
@@ -185,6 +218,38 @@ bool wire_tx_flush(struct emu_conn *conn)
     if (drained)
         conn->wire->cfg.ops->writable(conn);
     return ok;
+}
+
+void emu_conn_cork(struct emu_conn *conn)
+{
+    pthread_mutex_lock(&conn->tx_lock);
+    conn->tx_corked++;
+    pthread_mutex_unlock(&conn->tx_lock);
+}
+
+void emu_conn_uncork(struct emu_conn *conn)
+{
+    bool was_full = emu_conn_tx_full(conn), drained = false;
+
+    pthread_mutex_lock(&conn->tx_lock);
+    if (--conn->tx_corked == 0 && conn->tx_head != NULL && !emu_conn_dead(conn)) {
+        if (!tx_flush_locked(conn)) {
+            /* Unreadable payload: the stream cannot go on (a peer gone is seen by the loop). */
+            if (!__atomic_load_n(&conn->hung_up, __ATOMIC_ACQUIRE)) {
+                __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
+                shutdown(conn->fd, SHUT_RDWR);
+            }
+        } else if (conn->tx_head != NULL && !conn->tx_armed) {
+            conn->tx_armed = true;
+            wire_conn_watch(conn, true);
+        } else {
+            drained = conn->tx_head == NULL && !conn->tx_armed;
+        }
+    }
+    pthread_mutex_unlock(&conn->tx_lock);
+    /* Senders held back by the full queue go on: no writable event will come for it. */
+    if (drained && was_full)
+        conn->wire->cfg.ops->writable(conn);
 }
 
 void wire_tx_discard(struct emu_conn *conn)

@@ -113,6 +113,8 @@ unsigned int emu_wire_endpoint_addr(void *sockaddr_un, uint32_t ipv4, uint16_t i
  * our own address: this host), existing or new; the caller owns a reference.
  */
 int emu_wire_connect(struct emu_wire *wire, uint32_t ipv4, uint16_t ep, struct emu_conn **conn_out);
+/* Another reference to conn, let go of with emu_conn_put. */
+void emu_conn_get(struct emu_conn *conn);
 void emu_conn_put(struct emu_conn *conn);
 
 struct emu_wire *emu_conn_wire(const struct emu_conn *conn);
@@ -141,6 +143,14 @@ void emu_conn_set_user(struct emu_conn *conn, void *user);
  */
 int emu_conn_send(struct emu_conn *conn, const struct emu_wire_hdr *hdr, const struct iovec *iov,
                   int iovcnt, void (*release)(void *arg), void *arg);
+
+/*
+ * Between cork and uncork (nested: the last uncork counts) frames sent on
+ * conn wait in its queue; the uncork sends them all, as few system calls as
+ * the socket takes. For a burst of frames one thread sends at once.
+ */
+void emu_conn_cork(struct emu_conn *conn);
+void emu_conn_uncork(struct emu_conn *conn);
 
 /* The transmit queue holds more than its high mark: a requester should wait for writable(). */
 bool emu_conn_tx_full(const struct emu_conn *conn);

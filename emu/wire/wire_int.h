@@ -79,6 +79,7 @@ struct emu_conn {
     struct wire_tx *tx_head, *tx_tail;
     size_t tx_bytes;       /* queued (atomic reads) */
     bool tx_armed;         /* EPOLLOUT requested (tx_lock) */
+    int tx_corked;         /* emu_conn_cork calls not yet uncorked (tx_lock) */
     struct emu_conn *next; /* wire's list (wire->lock) */
 };
 

@@ -160,7 +160,31 @@ static int fake_dmabuf;
 static unsigned long long fake_mem_limit;
 static bool fake_initialised;
 static struct fake_mem *fake_mems;
-static _Thread_local core_cu_context fake_current;
+/*
+ * The calling thread's current context, in a pthread key rather than a
+ * thread-local: a thread-local of a dlopened library can land in dynamic TLS,
+ * which GCC 12's LeakSanitizer misreads in a thread alive at exit
+ * (softmlx5's detached loop, which makes CUDA calls) and crashes.
+ */
+static pthread_key_t fake_current_key;
+static pthread_once_t fake_current_once = PTHREAD_ONCE_INIT;
+
+static void fake_current_key_create(void)
+{
+    pthread_key_create(&fake_current_key, NULL);
+}
+
+static core_cu_context fake_current_get(void)
+{
+    pthread_once(&fake_current_once, fake_current_key_create);
+    return pthread_getspecific(fake_current_key);
+}
+
+static void fake_current_set(core_cu_context ctx)
+{
+    pthread_once(&fake_current_once, fake_current_key_create);
+    pthread_setspecific(fake_current_key, ctx);
+}
 
 static long fake_env_long(const char *name, long fallback)
 {
@@ -290,10 +314,10 @@ static core_cu_result fake_need_context(void)
 
     if (rc != CORE_CU_SUCCESS)
         return rc;
-    if (fake_current == NULL)
+    if (fake_current_get() == NULL)
         return FAKE_CU_ERROR_INVALID_CONTEXT;
     pthread_mutex_lock(&fake_lock);
-    if (fake_gpus[fake_current->ordinal].primary_refs <= 0)
+    if (fake_gpus[fake_current_get()->ordinal].primary_refs <= 0)
         rc = FAKE_CU_ERROR_INVALID_CONTEXT;
     pthread_mutex_unlock(&fake_lock);
     return rc;
@@ -521,7 +545,7 @@ core_cu_result cuCtxGetCurrent(core_cu_context *ctx)
         return rc;
     if (ctx == NULL)
         return CORE_CU_ERROR_INVALID_VALUE;
-    *ctx = fake_current;
+    *ctx = fake_current_get();
     return CORE_CU_SUCCESS;
 }
 
@@ -539,7 +563,7 @@ core_cu_result cuCtxSetCurrent(core_cu_context ctx)
         if (!known)
             return FAKE_CU_ERROR_INVALID_CONTEXT;
     }
-    fake_current = ctx;
+    fake_current_set(ctx);
     return CORE_CU_SUCCESS;
 }
 
@@ -597,7 +621,7 @@ core_cu_result cuMemAlloc_v2(core_cu_deviceptr *ptr, size_t bytes)
     p = fake_alloc(256, bytes); /* cuMemAlloc's alignment guarantee */
     if (p == NULL)
         return CORE_CU_ERROR_OUT_OF_MEMORY;
-    fake_mem_add(p, bytes, FAKE_MEM_DEVICE, fake_current->ordinal);
+    fake_mem_add(p, bytes, FAKE_MEM_DEVICE, fake_current_get()->ordinal);
     *ptr = (core_cu_deviceptr)(uintptr_t)p;
     return CORE_CU_SUCCESS;
 }
@@ -629,7 +653,7 @@ core_cu_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
     p = fake_alloc(4096, bytes); /* pinned host memory is page-aligned */
     if (p == NULL)
         return CORE_CU_ERROR_OUT_OF_MEMORY;
-    fake_mem_add(p, bytes, FAKE_MEM_HOST, fake_current->ordinal);
+    fake_mem_add(p, bytes, FAKE_MEM_HOST, fake_current_get()->ordinal);
     *ptr = p;
     return CORE_CU_SUCCESS;
 }
@@ -657,7 +681,7 @@ core_cu_result cuMemHostRegister_v2(void *ptr, size_t bytes, unsigned int flags)
         return CORE_CU_ERROR_INVALID_VALUE;
     if (fake_mem_known((uintptr_t)ptr, 1))
         return FAKE_CU_ERROR_ALREADY_MAPPED;
-    fake_mem_add(ptr, bytes, FAKE_MEM_REGISTERED, fake_current->ordinal);
+    fake_mem_add(ptr, bytes, FAKE_MEM_REGISTERED, fake_current_get()->ordinal);
     return CORE_CU_SUCCESS;
 }
 
@@ -820,7 +844,7 @@ int fake_cuda_live_allocations(void)
 
 void *fake_cuda_current_context(void)
 {
-    return fake_current;
+    return fake_current_get();
 }
 
 core_cu_result cuMemcpyDtoDAsync_v2(core_cu_deviceptr dst, core_cu_deviceptr src, size_t bytes,
