@@ -323,6 +323,47 @@ static core_cu_result fake_need_context(void)
     return rc;
 }
 
+/*
+ * The fake's copy engine: "device" memory is host memory that softmlx5's
+ * thread and the test's thread copy into and out of at the same time, as a
+ * GPU's DMA and a kernel would. Copies are made of relaxed atomic loads and
+ * stores (words where both ends are aligned), so ThreadSanitizer sees the
+ * concurrency a real GPU has rather than a data race; the ordering comes,
+ * as on a GPU, from the rings' own protocol. A destination overlapping the
+ * source from above is copied from the end.
+ */
+static void fake_dma_byte(uint8_t *d, const uint8_t *s)
+{
+    __atomic_store_n(d, __atomic_load_n(s, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
+static void fake_dma_copy(void *dst, const void *src, size_t bytes)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    size_t i = 0;
+
+    if (d > s && d < s + bytes) {
+        for (i = bytes; i-- > 0;)
+            fake_dma_byte(d + i, s + i);
+        return;
+    }
+    if ((uintptr_t)d % 8 == 0 && (uintptr_t)s % 8 == 0)
+        for (; i + 8 <= bytes; i += 8)
+            __atomic_store_n(
+                    (uint64_t *)(void *)(d + i),
+                    __atomic_load_n((const uint64_t *)(const void *)(s + i), __ATOMIC_RELAXED),
+                    __ATOMIC_RELAXED);
+    for (; i < bytes; i++)
+        fake_dma_byte(d + i, s + i);
+}
+
+static void fake_dma_set(void *dst, uint8_t value, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        __atomic_store_n((uint8_t *)dst + i, value, __ATOMIC_RELAXED);
+}
+
 static void *fake_alloc(size_t alignment, size_t bytes)
 {
     void *p = NULL;
@@ -715,7 +756,7 @@ core_cu_result cuMemsetD8_v2(core_cu_deviceptr dst, unsigned char value, size_t 
         return rc;
     if (!fake_mem_known((uintptr_t)dst, count))
         return CORE_CU_ERROR_INVALID_VALUE;
-    memset((void *)(uintptr_t)dst, value, count);
+    fake_dma_set((void *)(uintptr_t)dst, value, count);
     return CORE_CU_SUCCESS;
 }
 
@@ -727,7 +768,7 @@ core_cu_result cuMemcpyDtoH_v2(void *dst, core_cu_deviceptr src, size_t bytes)
         return rc;
     if (dst == NULL || !fake_mem_known((uintptr_t)src, bytes))
         return CORE_CU_ERROR_INVALID_VALUE;
-    memcpy(dst, (const void *)(uintptr_t)src, bytes);
+    fake_dma_copy(dst, (const void *)(uintptr_t)src, bytes);
     return CORE_CU_SUCCESS;
 }
 
@@ -739,7 +780,7 @@ core_cu_result cuMemcpyHtoD_v2(core_cu_deviceptr dst, const void *src, size_t by
         return rc;
     if (src == NULL || !fake_mem_known((uintptr_t)dst, bytes))
         return CORE_CU_ERROR_INVALID_VALUE;
-    memcpy((void *)(uintptr_t)dst, src, bytes);
+    fake_dma_copy((void *)(uintptr_t)dst, src, bytes);
     return CORE_CU_SUCCESS;
 }
 
@@ -853,7 +894,7 @@ core_cu_result cuMemcpyDtoDAsync_v2(core_cu_deviceptr dst, core_cu_deviceptr src
     (void)stream;
     if (!fake_mem_known((uintptr_t)dst, bytes) || !fake_mem_known((uintptr_t)src, bytes))
         return CORE_CU_ERROR_INVALID_VALUE;
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+    fake_dma_copy((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
     return CORE_CU_SUCCESS;
 }
 
