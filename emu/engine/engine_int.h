@@ -303,7 +303,10 @@ int engine_response_done(struct emu_conn *conn, const struct emu_wire_hdr *h, in
 void engine_ack_flush(struct emu_conn *conn);
 /* A receive batch ended: owed ACKs leave now if asked for at once, else soon (engine_acks_due). */
 void engine_batch_end(struct emu_conn *conn);
-/* Sends held-back ACKs owed for at least max_age_ns; the age of the oldest left, or 0. */
+/*
+ * Sends the held-back ACKs asked for at once or owed for at least max_age_ns
+ * (at the end of each turn of the loop); the age of the oldest left, or 0.
+ */
 uint64_t engine_acks_due(struct emu_engine *e, uint64_t now, uint64_t max_age_ns);
 void engine_acks_forget(struct emu_engine *e, struct engine_conn *ec);
 /* The engine's state of a connection (created on first use); NULL when out of memory. */

@@ -68,10 +68,23 @@ void engine_ack_flush(struct emu_conn *conn)
     ec->ack_now = false;
 }
 
+/* Lists conn's ACKs as owed: the loop sends them when due (engine_acks_due). */
+static void ack_owe(struct emu_conn *conn, struct engine_conn *ec)
+{
+    struct emu_engine *e;
+
+    if (!ec->owed_listed) {
+        e = ((struct emu_nic *)emu_wire_user(emu_conn_wire(conn)))->engine;
+        ec->owed_listed = true;
+        ec->owed_ns = emu_now_ns();
+        ec->owed_next = e->owed;
+        __atomic_store_n(&e->owed, ec, __ATOMIC_RELAXED);
+    }
+}
+
 void engine_batch_end(struct emu_conn *conn)
 {
     struct engine_conn *ec = emu_conn_user(conn);
-    struct emu_engine *e;
 
     if (ec == NULL || ec->ack_count == 0)
         return;
@@ -80,13 +93,7 @@ void engine_batch_end(struct emu_conn *conn)
         return;
     }
     /* Held back: the loop sends it when due, or a later answer takes it along. */
-    if (!ec->owed_listed) {
-        e = ((struct emu_nic *)emu_wire_user(emu_conn_wire(conn)))->engine;
-        ec->owed_listed = true;
-        ec->owed_ns = emu_now_ns();
-        ec->owed_next = e->owed;
-        __atomic_store_n(&e->owed, ec, __ATOMIC_RELAXED);
-    }
+    ack_owe(conn, ec);
 }
 
 void engine_acks_forget(struct emu_engine *e, struct engine_conn *ec)
@@ -106,7 +113,7 @@ uint64_t engine_acks_due(struct emu_engine *e, uint64_t now, uint64_t max_age_ns
 
     for (struct engine_conn *ec = e->owed, *next; ec != NULL; ec = next) {
         next = ec->owed_next;
-        if (ec->ack_count == 0 || now - ec->owed_ns >= max_age_ns) {
+        if (ec->ack_count == 0 || ec->ack_now || now - ec->owed_ns >= max_age_ns) {
             engine_acks_forget(e, ec);
             engine_ack_flush(ec->conn);
         } else if (now - ec->owed_ns > oldest) {
@@ -164,9 +171,13 @@ static int resp_ack_defer(struct emu_qp *qp, struct emu_conn *in, uint32_t psn, 
     ec->ack_bytes += len;
     if (++ec->ack_frames >= RESP_ACK_EVERY_FRAMES || ec->ack_bytes >= RESP_ACK_EVERY_BYTES)
         engine_ack_flush(conn);
-    /* The end of the batch read from in does not cover this one: sent or listed as owed now. */
+    /*
+     * The end of the batch read from in does not cover this one: it is owed,
+     * and an ACK asked for at once leaves at the end of the loop's turn, one
+     * for the batch (and one settle of its GPU copies), not one a request.
+     */
     if (conn != in)
-        engine_batch_end(conn);
+        ack_owe(conn, ec);
     return 0;
 }
 

@@ -114,23 +114,6 @@ static core_cu_context ipc_context(const struct core_cuda_ops **cuda, uintptr_t 
     return ctx;
 }
 
-int emu_gpu_ipc_copy(const struct emu_gpu_ref *ref, uintptr_t dst, size_t len)
-{
-    const struct core_cuda_ops *cuda;
-    core_cu_context ctx = ipc_context(&cuda, dst);
-    struct ipc_open *o;
-    bool busy;
-    int err;
-
-    if (ctx == NULL)
-        return ENOTSUP;
-    pthread_mutex_lock(&ipc_lock);
-    o = ipc_open(cuda, ctx, ref, &busy);
-    err = o == NULL ? ENOTSUP : emu_mem_gpu_copy(dst, (uintptr_t)(o->base + ref->offset), len);
-    pthread_mutex_unlock(&ipc_lock);
-    return err == 0 || err == ENOTSUP ? err : EIO;
-}
-
 int emu_gpu_ipc_copy_defer(struct emu_gpu_ipc_defer *d, const struct emu_gpu_ref *ref,
                            uintptr_t dst, size_t len)
 {
@@ -164,6 +147,16 @@ int emu_gpu_ipc_copy_defer(struct emu_gpu_ipc_defer *d, const struct emu_gpu_ref
     }
     pthread_mutex_unlock(&ipc_lock);
     return err;
+}
+
+int emu_gpu_ipc_copy(const struct emu_gpu_ref *ref, uintptr_t dst, size_t len)
+{
+    struct emu_gpu_ipc_defer d = {0};
+    int err = emu_gpu_ipc_copy_defer(&d, ref, dst, len);
+    int settled = emu_gpu_ipc_settle(&d);
+
+    err = err != 0 ? err : settled;
+    return err == 0 || err == ENOTSUP ? err : EIO;
 }
 
 int emu_gpu_ipc_settle(struct emu_gpu_ipc_defer *d)
