@@ -24,6 +24,7 @@
 
 #include "doca_compat.h"
 #include "doca_gpunetio_config.h"
+#include "doca_gpunetio_semaphore.h"
 #include "doca_error.h"
 #include "doca_gpunetio_verbs_def.h"
 #include "doca_verbs.h"
@@ -262,6 +263,52 @@ DOCA_STABLE doca_error_t doca_gpu_net_event_get(doca_gpu_net_event_t event,
                                                 struct doca_gpu_verbs_qp **out_qp);
 /* Unsubscribes every QP and frees the event object. */
 DOCA_STABLE doca_error_t doca_gpu_net_event_destroy(doca_gpu_net_event_t event);
+
+/* ---- Semaphores ------------------------------------------------------------------------------ */
+
+/*
+ * A semaphore is an array of items, each a status (enum
+ * doca_gpu_semaphore_status, FREE at start) and, if asked for, a block of
+ * custom info, through which a kernel hands a batch to the CPU or another
+ * kernel (device/doca_gpunetio_dev_sem.cuh). Create, set the item count,
+ * the items' memory (default DOCA_GPU_MEM_TYPE_GPU) and the custom info,
+ * start, then take the kernels' handle; stop before setting again; destroy
+ * (a started one is stopped). The CPU reads and sets statuses and reaches
+ * the custom info only in memory it can see (CPU_GPU, or GPU_CPU through
+ * GDRCopy): NOT_SUPPORTED otherwise. Errors: INVALID_VALUE (NULL, 0 items,
+ * an index past them, an unknown memory type), BAD_STATE (a setter on a
+ * started semaphore, a call that needs one started, no item count at
+ * start), NO_MEMORY, DRIVER.
+ */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_create(doca_gpu_t *gpu_dev,
+                                                   struct doca_gpu_semaphore **semaphore);
+DOCA_STABLE doca_error_t doca_gpu_semaphore_destroy(struct doca_gpu_semaphore *semaphore);
+DOCA_STABLE doca_error_t doca_gpu_semaphore_set_memory_type(struct doca_gpu_semaphore *semaphore,
+                                                            enum doca_gpu_mem_type mtype);
+DOCA_STABLE doca_error_t doca_gpu_semaphore_set_items_num(struct doca_gpu_semaphore *semaphore,
+                                                          uint32_t num_items);
+/* nbytes of custom info per item (0: none) in memory of type mtype. */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_set_custom_info(struct doca_gpu_semaphore *semaphore,
+                                                            uint32_t nbytes,
+                                                            enum doca_gpu_mem_type mtype);
+/* Allocates the items (every status FREE, the info zeroed) and the kernels' handle. */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_start(struct doca_gpu_semaphore *semaphore);
+/* Frees what start allocated: handles taken before are no longer valid. */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_stop(struct doca_gpu_semaphore *semaphore);
+/* The handle kernels pass to doca_gpu_dev_semaphore_* (GPU memory). */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_get_gpu_handle(
+        struct doca_gpu_semaphore *semaphore_cpu, struct doca_gpu_semaphore_gpu **semaphore_gpu);
+/* A release store: what the CPU wrote to the item's info before is seen with the status. */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_set_status(struct doca_gpu_semaphore *semaphore_cpu,
+                                                       uint32_t idx,
+                                                       enum doca_gpu_semaphore_status status);
+/* An acquire load: the item's info is read after it. */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_get_status(struct doca_gpu_semaphore *semaphore_cpu,
+                                                       uint32_t idx,
+                                                       enum doca_gpu_semaphore_status *status);
+/* The CPU address of item idx's custom info. */
+DOCA_STABLE doca_error_t doca_gpu_semaphore_get_custom_info_addr(
+        struct doca_gpu_semaphore *semaphore_cpu, uint32_t idx, void **custom_info);
 
 /* ---- Errors, versions ------------------------------------------------------------------------ */
 

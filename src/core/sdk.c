@@ -40,6 +40,7 @@ static const struct {
         {"doca_gpu_verbs_create_qp_group_list_hl", "GPUNetIO QP Group List HL"},
         {"doca_gpu_verbs_qp_flat_list_create_hl", "GPUNetIO QP Flat List HL"},
         {"doca_gpu_verbs_signal_map_create", "GPUNetIO Signal Map"},
+        {"doca_gpu_semaphore_create", "GPUNetIO Semaphore"},
 };
 
 #define SDK_KIND_COUNT   ((int)(sizeof(sdk_kinds) / sizeof(sdk_kinds[0])))

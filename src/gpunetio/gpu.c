@@ -409,9 +409,11 @@ DOCA_STABLE doca_error_t doca_gpu_destroy(doca_gpu_t *gpu_dev)
     users = atomic_load(&gpu_dev->users);
     if (users > 0) {
         pthread_mutex_unlock(&gpu_list_lock);
-        DOCA_LOG_ERR("GPU %s cannot be released: %d object%s made with it (memory from "
-                     "doca_gpu_mem_alloc, exported QPs) still exist%s; free or unexport them first",
-                     gpu_dev->bus_id, users, users == 1 ? "" : "s", users == 1 ? "s" : "");
+        DOCA_LOG_ERR(
+                "GPU %s cannot be released: %d object%s made with it (memory from "
+                "doca_gpu_mem_alloc, exported QPs, semaphores) still exist%s; free, unexport or "
+                "destroy them first",
+                gpu_dev->bus_id, users, users == 1 ? "" : "s", users == 1 ? "s" : "");
         return DOCA_ERROR_BAD_STATE;
     }
     for (link = &gpu_list; *link != gpu_dev; link = &(*link)->next)

@@ -94,6 +94,17 @@ struct gpunetio_alloc {
     struct gpunetio_alloc *next;
 };
 
+/* The enumerator's name ("DOCA_GPU_MEM_TYPE_GPU", ...), "?" for another value. */
+const char *gpunetio_mem_type_name(enum doca_gpu_mem_type mtype);
+
+/*
+ * GPU memory of gpu holding a copy of bytes bytes at host (aligned to
+ * align): *gpu_out, to be freed with doca_gpu_mem_free. what names it in
+ * the log line of a failure.
+ */
+doca_error_t gpunetio_mem_upload(doca_gpu_t *gpu, const void *host, size_t bytes, size_t align,
+                                 const char *what, void **gpu_out);
+
 /*
  * Whether addr .. addr + len lies inside one allocation of gpu (by its GPU
  * address); copies the allocation's description to *out (may be NULL).

@@ -20,7 +20,7 @@ bool gpunetio_env_is_1(const char *name)
     return v != NULL && strcmp(v, "1") == 0;
 }
 
-static const char *mem_type_name(enum doca_gpu_mem_type mtype)
+const char *gpunetio_mem_type_name(enum doca_gpu_mem_type mtype)
 {
     switch (mtype) {
     case DOCA_GPU_MEM_TYPE_GPU:
@@ -215,7 +215,7 @@ DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, si
     }
     if (mtype != DOCA_GPU_MEM_TYPE_GPU && memptr_cpu == NULL) {
         DOCA_LOG_ERR("memptr_cpu is NULL: %s memory has a CPU address, pass where to put it",
-                     mem_type_name(mtype));
+                     gpunetio_mem_type_name(mtype));
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (size == 0) {
@@ -268,7 +268,8 @@ DOCA_STABLE doca_error_t doca_gpu_mem_alloc(doca_gpu_t *gpu_dev, size_t size, si
     pthread_mutex_unlock(&gpu_dev->lock);
     gpunetio_gpu_hold(gpu_dev);
     DOCA_LOG_DBG("GPU %s: %zu bytes of %s memory aligned to %zu at GPU address %p, CPU address %p",
-                 gpu_dev->bus_id, size, mem_type_name(mtype), alignment, a->gpu_ptr, a->cpu_ptr);
+                 gpu_dev->bus_id, size, gpunetio_mem_type_name(mtype), alignment, a->gpu_ptr,
+                 a->cpu_ptr);
     *memptr_gpu = a->gpu_ptr;
     if (memptr_cpu != NULL)
         *memptr_cpu = a->cpu_ptr;
@@ -312,7 +313,7 @@ DOCA_STABLE doca_error_t doca_gpu_mem_free(doca_gpu_t *gpu_dev, void *memptr_gpu
     if (rc != CORE_CU_SUCCESS) { /* kept on the list: nothing changed */
         pthread_mutex_unlock(&gpu_dev->lock);
         DOCA_LOG_ERR("freeing %s memory at %p on GPU %s failed: %s returned %s",
-                     mem_type_name(a->mtype), memptr_gpu, gpu_dev->bus_id,
+                     gpunetio_mem_type_name(a->mtype), memptr_gpu, gpu_dev->bus_id,
                      a->mtype == DOCA_GPU_MEM_TYPE_CPU_GPU ? "cuMemFreeHost" : "cuMemFree",
                      gpunetio_cu_error(cuda, rc, err, sizeof(err)));
         return DOCA_ERROR_DRIVER;
@@ -406,4 +407,33 @@ DOCA_STABLE doca_error_t doca_gpu_get_dmabuf_fd(doca_gpu_t *gpu_dev, void *mempt
                   DOCA_ERROR_NOT_SUPPORTED);
 
     return doca_gpu_dmabuf_fd(gpu_dev, memptr_gpu, size, dmabuf_fd);
+}
+
+doca_error_t gpunetio_mem_upload(doca_gpu_t *gpu, const void *host, size_t bytes, size_t align,
+                                 const char *what, void **gpu_out)
+{
+    const struct core_cuda_ops *cuda;
+    void *dev = NULL;
+    char why[128];
+    core_cu_result rc;
+    doca_error_t err;
+
+    err = doca_gpu_mem_alloc(gpu, bytes, align, DOCA_GPU_MEM_TYPE_GPU, &dev, NULL);
+    if (err == DOCA_SUCCESS)
+        err = gpunetio_gpu_bind(gpu, &cuda);
+    if (err == DOCA_SUCCESS) {
+        rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dev, host, bytes);
+        if (rc != CORE_CU_SUCCESS) {
+            DOCA_LOG_ERR("cannot copy %s to GPU memory: %s", what,
+                         gpunetio_cu_error(cuda, rc, why, sizeof(why)));
+            err = DOCA_ERROR_DRIVER;
+        }
+    }
+    if (err != DOCA_SUCCESS) {
+        if (dev != NULL)
+            doca_gpu_mem_free(gpu, dev);
+        return err;
+    }
+    *gpu_out = dev;
+    return DOCA_SUCCESS;
 }

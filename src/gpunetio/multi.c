@@ -4,6 +4,7 @@
  * kernel indexes QPs (one per thread, warp or block) without a pointer per
  * QP. Each slot starts as a copy of its QP's descriptor as it is now.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,12 +37,10 @@ doca_error_t doca_gpu_verbs_export_multi_qps_dev(doca_gpu_t *gpu_dev,
     DGN_SDK_ROUTE(doca_gpu_verbs_export_multi_qps_dev, (gpu_dev, qps, num_qps, out_qp_gpus),
                   DOCA_ERROR_NOT_SUPPORTED);
 
-    const struct core_cuda_ops *cuda;
     struct doca_gpu_dev_verbs_qp *host;
     size_t bytes = sizeof(*host) * num_qps;
     void *dev = NULL;
-    char why[160];
-    core_cu_result rc;
+    char what[48];
     doca_error_t err = multi_check(gpu_dev, qps, num_qps);
 
     if (err == DOCA_SUCCESS && out_qp_gpus == NULL) {
@@ -66,24 +65,11 @@ doca_error_t doca_gpu_verbs_export_multi_qps_dev(doca_gpu_t *gpu_dev,
             free(host);
         return err;
     }
-    err = doca_gpu_mem_alloc(gpu_dev, bytes, DOCA_GPUNETIO_VERBS_QP_LINE, DOCA_GPU_MEM_TYPE_GPU,
-                             &dev, NULL);
-    if (err == DOCA_SUCCESS)
-        err = gpunetio_gpu_bind(gpu_dev, &cuda);
-    if (err == DOCA_SUCCESS) {
-        rc = cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dev, host, bytes);
-        if (rc != CORE_CU_SUCCESS) {
-            DOCA_LOG_ERR("cannot copy %u QP descriptors to GPU memory: %s", num_qps,
-                         gpunetio_cu_error(cuda, rc, why, sizeof(why)));
-            err = DOCA_ERROR_DRIVER;
-        }
-    }
+    snprintf(what, sizeof(what), "%u QP descriptors", num_qps);
+    err = gpunetio_mem_upload(gpu_dev, host, bytes, DOCA_GPUNETIO_VERBS_QP_LINE, what, &dev);
     free(host);
-    if (err != DOCA_SUCCESS) {
-        if (dev != NULL)
-            doca_gpu_mem_free(gpu_dev, dev);
+    if (err != DOCA_SUCCESS)
         return err;
-    }
     *out_qp_gpus = dev;
     return DOCA_SUCCESS;
 }

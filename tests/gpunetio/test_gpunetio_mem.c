@@ -20,40 +20,10 @@
 
 #include <pthread.h>
 
-#include "fake_cuda.h"
-#include "gpunetio/gpunetio_internal.h"
-#include "gpunetio_test.h"
-
 #define GPU_A "0000:8a:00.0"
 #define GPU_B "0000:8b:00.0"
 
-static struct fake_cuda_hooks fake;
-static const struct core_cuda_ops *cuda;
-static doca_gpu_t *gpu;
-
-static int group_setup(void **state)
-{
-    (void)state;
-    log_setup();
-    if (core_cuda_get(&cuda) != DOCA_SUCCESS || !fake_cuda_hooks(&fake)) {
-        fprintf(stderr, "the fake CUDA driver (DOCA_GPUNETIO_LIBCUDA) is not loaded\n");
-        return -1;
-    }
-    return doca_gpu_create(GPU_A, &gpu) == DOCA_SUCCESS ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    return doca_gpu_destroy(gpu) == DOCA_SUCCESS && fake.live_allocations() == 0 ? 0 : -1;
-}
-
-/* Every test leaves the context as it found it. */
-static int test_teardown(void **state)
-{
-    (void)state;
-    return atomic_load(&gpu->users) == 0 && fake.live_allocations() == 0 ? 0 : -1;
-}
+#include "gpu_fixture.h"
 
 static bool all_bytes(const void *p, int value, size_t n)
 {
