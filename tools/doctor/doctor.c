@@ -2,7 +2,8 @@
 /*
  * doca-gpunetio-doctor: says what this machine offers GPU-initiated
  * networking. It loads rdma-core and the CUDA driver the way the library does,
- * lists RDMA devices and GPUs, and names what is missing and why.
+ * lists RDMA devices and GPUs, names what is missing and why, and checks the
+ * machine's preconditions (doctor_env.c).
  *
  *   doca-gpunetio-doctor [--require-rdma] [--require-cuda]
  *
@@ -16,6 +17,7 @@
 #include "core/cuda_driver.h"
 #include "core/log.h"
 #include "core/rdma.h"
+#include "doctor.h"
 
 static void doctor_usage(FILE *out)
 {
@@ -56,7 +58,8 @@ static bool doctor_report_rdma(void)
     return true;
 }
 
-static void doctor_report_gpu(const struct core_cuda_ops *cuda, int ordinal)
+static void doctor_report_gpu(const struct core_cuda_ops *cuda, int ordinal,
+                              struct doctor_gpus *gpus)
 {
     core_cu_device dev;
     char name[128] = "?";
@@ -75,9 +78,11 @@ static void doctor_report_gpu(const struct core_cuda_ops *cuda, int ordinal)
     printf("  GPU %d: %s, bus id %s, compute capability %d.%d%s, dma-buf %s\n", ordinal, name,
            bus_id, major, minor, major >= 8 ? "" : " (below 8.0: not supported)",
            dmabuf ? "yes" : "no");
+    if (gpus->count < DOCTOR_MAX_GPUS)
+        gpus->dmabuf[gpus->count++] = dmabuf != 0;
 }
 
-static bool doctor_report_cuda(void)
+static bool doctor_report_cuda(int *version_out, struct doctor_gpus *gpus)
 {
     const struct core_cuda_ops *cuda;
     doca_error_t err = core_cuda_get(&cuda);
@@ -93,13 +98,16 @@ static bool doctor_report_cuda(void)
     printf("CUDA driver: loaded, version %d.%d, %d GPU(s)\n", version / 1000, (version % 1000) / 10,
            count);
     for (int i = 0; i < count; i++)
-        doctor_report_gpu(cuda, i);
+        doctor_report_gpu(cuda, i, gpus);
+    *version_out = version;
     return count > 0;
 }
 
 int main(int argc, char **argv)
 {
     bool require_rdma = false, require_cuda = false;
+    struct doctor_gpus gpus = {0};
+    int driver_version = 0;
     bool rdma_ok, cuda_ok;
 
     for (int i = 1; i < argc; i++) {
@@ -120,7 +128,8 @@ int main(int argc, char **argv)
     printf("log threshold: %d (%s), from %s\n", core_log_threshold(),
            core_log_level_name(core_log_threshold()), CORE_LOG_ENV);
     rdma_ok = doctor_report_rdma();
-    cuda_ok = doctor_report_cuda();
+    cuda_ok = doctor_report_cuda(&driver_version, &gpus);
+    doctor_report_environment(driver_version, &gpus);
     if ((require_rdma && !rdma_ok) || (require_cuda && !cuda_ok)) {
         printf("result: a required component is unavailable\n");
         return 1;
