@@ -102,44 +102,60 @@ static struct ipc_open *ipc_open(const struct core_cuda_ops *cuda, core_cu_conte
     return victim;
 }
 
-/* The current context of this thread, bound for dst; NULL when CUDA cannot copy into it. */
-static core_cu_context ipc_context(const struct core_cuda_ops **cuda, uintptr_t dst)
+/*
+ * The entry of ref's allocation, opened in the context that copies into
+ * dst: 0 with ipc_lock held, or ENOTSUP (not held) when it cannot be opened.
+ * When every entry is held by running copies, d's own (d may be NULL) are
+ * settled first, which frees theirs: an error of theirs is returned.
+ */
+static int ipc_entry(const struct emu_gpu_ref *ref, uintptr_t dst, struct emu_gpu_ipc_defer *d,
+                     struct ipc_open **out)
 {
+    const struct core_cuda_ops *cuda = ipc_cuda();
     core_cu_context ctx = NULL;
-
-    *cuda = ipc_cuda();
-    if (*cuda == NULL || !emu_mem_gpu_bind(dst) ||
-        (*cuda)->cuCtxGetCurrent(&ctx) != CORE_CU_SUCCESS)
-        return NULL;
-    return ctx;
-}
-
-int emu_gpu_ipc_copy_defer(struct emu_gpu_ipc_defer *d, const struct emu_gpu_ref *ref,
-                           uintptr_t dst, size_t len)
-{
-    const struct core_cuda_ops *cuda;
-    core_cu_context ctx = ipc_context(&cuda, dst);
-    struct ipc_open *o;
     bool busy;
     int err;
 
-    if (ctx == NULL)
+    if (cuda == NULL || !emu_mem_gpu_bind(dst) || cuda->cuCtxGetCurrent(&ctx) != CORE_CU_SUCCESS ||
+        ctx == NULL)
         return ENOTSUP;
     pthread_mutex_lock(&ipc_lock);
-    o = ipc_open(cuda, ctx, ref, &busy);
-    if (o == NULL && busy && d->held != 0) {
-        /* Every entry is read by copies still running: ours finish first, freeing theirs. */
+    *out = ipc_open(cuda, ctx, ref, &busy);
+    if (*out == NULL && busy && d != NULL && d->held != 0) {
         pthread_mutex_unlock(&ipc_lock);
         err = emu_gpu_ipc_settle(d);
         if (err != 0)
             return err;
         pthread_mutex_lock(&ipc_lock);
-        o = ipc_open(cuda, ctx, ref, &busy);
+        *out = ipc_open(cuda, ctx, ref, &busy);
     }
-    if (o == NULL) {
+    if (*out == NULL) {
         pthread_mutex_unlock(&ipc_lock);
         return ENOTSUP;
     }
+    return 0;
+}
+
+int emu_gpu_ipc_copy(const struct emu_gpu_ref *ref, uintptr_t dst, size_t len)
+{
+    struct ipc_open *o;
+    int err = ipc_entry(ref, dst, NULL, &o);
+
+    if (err != 0)
+        return err;
+    err = emu_mem_gpu_copy(dst, (uintptr_t)(o->base + ref->offset), len);
+    pthread_mutex_unlock(&ipc_lock);
+    return err == 0 ? 0 : EIO;
+}
+
+int emu_gpu_ipc_copy_defer(struct emu_gpu_ipc_defer *d, const struct emu_gpu_ref *ref,
+                           uintptr_t dst, size_t len)
+{
+    struct ipc_open *o;
+    int err = ipc_entry(ref, dst, d, &o);
+
+    if (err != 0)
+        return err;
     err = emu_mem_gpu_copy_defer(&d->mem, dst, (uintptr_t)(o->base + ref->offset), len);
     if (err == 0 && !(d->held & (1ull << (o - ipc_table)))) {
         d->held |= 1ull << (o - ipc_table);
@@ -147,16 +163,6 @@ int emu_gpu_ipc_copy_defer(struct emu_gpu_ipc_defer *d, const struct emu_gpu_ref
     }
     pthread_mutex_unlock(&ipc_lock);
     return err;
-}
-
-int emu_gpu_ipc_copy(const struct emu_gpu_ref *ref, uintptr_t dst, size_t len)
-{
-    struct emu_gpu_ipc_defer d = {0};
-    int err = emu_gpu_ipc_copy_defer(&d, ref, dst, len);
-    int settled = emu_gpu_ipc_settle(&d);
-
-    err = err != 0 ? err : settled;
-    return err == 0 || err == ENOTSUP ? err : EIO;
 }
 
 int emu_gpu_ipc_settle(struct emu_gpu_ipc_defer *d)

@@ -50,6 +50,13 @@ static void tx_release(struct wire_tx *t)
     free(t);
 }
 
+/* The stream cannot go on (a frame perhaps half sent): the loop drops the connection. */
+static void tx_break(struct emu_conn *conn)
+{
+    __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
+    shutdown(conn->fd, SHUT_RDWR);
+}
+
 /*
  * Queues what is left of a frame (tx_lock held): the header always by value
  * (it is the caller's copy), the payload copied unless it is referenced.
@@ -68,7 +75,6 @@ static int tx_enqueue(struct emu_conn *conn, const struct iovec *vec, int first,
     t->next = NULL;
     t->release = release;
     t->arg = arg;
-    t->left = left;
     t->first = 0;
     t->count = 0;
     for (int i = first; i < count; i++) {
@@ -136,9 +142,7 @@ int emu_conn_send(struct emu_conn *conn, const struct emu_wire_hdr *hdr, const s
             pthread_mutex_unlock(&conn->tx_lock);
             return 0;
         }
-        /* Out of memory with the frame perhaps half sent: the stream cannot go on. */
-        __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
-        shutdown(conn->fd, SHUT_RDWR);
+        tx_break(conn); /* out of memory with the frame perhaps half sent */
     } else if (err != 0 && err != EFAULT) {
         /* The peer went away: its last frames are read, then the connection is dropped. */
         __atomic_store_n(&conn->hung_up, true, __ATOMIC_RELEASE);
@@ -234,11 +238,9 @@ void emu_conn_uncork(struct emu_conn *conn)
     pthread_mutex_lock(&conn->tx_lock);
     if (--conn->tx_corked == 0 && conn->tx_head != NULL && !emu_conn_dead(conn)) {
         if (!tx_flush_locked(conn)) {
-            /* Unreadable payload: the stream cannot go on (a peer gone is seen by the loop). */
-            if (!__atomic_load_n(&conn->hung_up, __ATOMIC_ACQUIRE)) {
-                __atomic_store_n(&conn->dead, true, __ATOMIC_RELEASE);
-                shutdown(conn->fd, SHUT_RDWR);
-            }
+            /* An unreadable payload (a peer gone is seen by the loop). */
+            if (!__atomic_load_n(&conn->hung_up, __ATOMIC_ACQUIRE))
+                tx_break(conn);
         } else if (conn->tx_head != NULL && !conn->tx_armed) {
             conn->tx_armed = true;
             wire_conn_watch(conn, true);

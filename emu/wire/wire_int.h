@@ -22,7 +22,6 @@ struct wire_tx {
     struct emu_wire_hdr hdr;
     struct iovec iov[1 + EMU_WIRE_MAX_IOV]; /* [0] the header; not yet sent from `first` */
     int first, count;
-    size_t left;
     void (*release)(void *arg);
     void *arg;
     uint8_t data[]; /* the payload, when it was copied */

@@ -92,7 +92,7 @@ static bool gpu_canonical_bus_id(const char *text, char out[16])
 }
 
 /* "13.0" from 13000; "unknown" for 0. */
-static const char *gpu_cuda_version_text(int version, char *buf, size_t len)
+const char *gpunetio_cuda_version_text(int version, char *buf, size_t len)
 {
     if (version <= 0)
         snprintf(buf, len, "unknown");
@@ -109,7 +109,8 @@ static const char *gpu_build_version_text(char *buf, size_t len)
     if (DGN_CUDA_BUILD_VERSION <= 0)
         snprintf(buf, len, "no particular CUDA version (it was built without the CUDA toolkit)");
     else
-        snprintf(buf, len, "CUDA %s", gpu_cuda_version_text(DGN_CUDA_BUILD_VERSION, v, sizeof(v)));
+        snprintf(buf, len, "CUDA %s",
+                 gpunetio_cuda_version_text(DGN_CUDA_BUILD_VERSION, v, sizeof(v)));
     return buf;
 }
 
@@ -127,7 +128,7 @@ static doca_error_t gpu_driver(const struct core_cuda_ops **cuda)
     core_cuda_probe(&probe);
     if (probe.status == DOCA_ERROR_NOT_SUPPORTED)
         return core_cuda_get(cuda); /* logs which library or symbol is missing */
-    gpu_cuda_version_text(probe.driver_version, drv, sizeof(drv));
+    gpunetio_cuda_version_text(probe.driver_version, drv, sizeof(drv));
     gpu_build_version_text(built, sizeof(built));
     if (probe.status != DOCA_SUCCESS) {
         if (probe.init_result == CORE_CU_ERROR_INSUFFICIENT_DRIVER)

@@ -94,6 +94,9 @@ struct gpunetio_alloc {
     struct gpunetio_alloc *next;
 };
 
+/* "13.0" for CUDA version number 13000 (as cuDriverGetVersion gives it), "unknown" for 0. */
+const char *gpunetio_cuda_version_text(int version, char *buf, size_t len);
+
 /* The enumerator's name ("DOCA_GPU_MEM_TYPE_GPU", ...), "?" for another value. */
 const char *gpunetio_mem_type_name(enum doca_gpu_mem_type mtype);
 

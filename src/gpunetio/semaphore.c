@@ -62,13 +62,8 @@ static doca_error_t sem_settable(const struct doca_gpu_semaphore *sem, const cha
     return DOCA_SUCCESS;
 }
 
-/*
- * The semaphore is started and idx names an item; with cpu_view, the
- * memory mem (of type mtype) is one the CPU sees.
- */
-static doca_error_t sem_usable(const struct doca_gpu_semaphore *sem, uint32_t idx,
-                               const struct sem_mem *mem, enum doca_gpu_mem_type mtype,
-                               const char *call)
+/* The semaphore is started and idx names an item. */
+static doca_error_t sem_usable(const struct doca_gpu_semaphore *sem, uint32_t idx, const char *call)
 {
     if (sem == NULL) {
         DOCA_LOG_ERR("%s: semaphore is NULL", call);
@@ -82,13 +77,19 @@ static doca_error_t sem_usable(const struct doca_gpu_semaphore *sem, uint32_t id
         DOCA_LOG_ERR("%s: item %u is past the semaphore's %u items", call, idx, sem->num_items);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if (mem != NULL && mem->cpu == NULL) {
-        DOCA_LOG_ERR("%s: the memory is %s, which the CPU cannot see: make the semaphore with "
-                     "DOCA_GPU_MEM_TYPE_CPU_GPU (or GPU_CPU, with GDRCopy)",
-                     call, gpunetio_mem_type_name(mtype));
-        return DOCA_ERROR_NOT_SUPPORTED;
-    }
     return DOCA_SUCCESS;
+}
+
+/* The memory mem (of type mtype) of a started semaphore is one the CPU sees. */
+static doca_error_t sem_cpu_view(const struct sem_mem *mem, enum doca_gpu_mem_type mtype,
+                                 const char *call)
+{
+    if (mem->cpu != NULL)
+        return DOCA_SUCCESS;
+    DOCA_LOG_ERR("%s: the memory is %s, which the CPU cannot see: make the semaphore with "
+                 "DOCA_GPU_MEM_TYPE_CPU_GPU (or GPU_CPU, with GDRCopy)",
+                 call, gpunetio_mem_type_name(mtype));
+    return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 static void sem_mem_free(doca_gpu_t *gpu, struct sem_mem *m)
@@ -208,8 +209,7 @@ doca_error_t doca_gpu_semaphore_start(struct doca_gpu_semaphore *semaphore)
     if (err != DOCA_SUCCESS)
         return err;
     if (semaphore->num_items == 0) {
-        DOCA_LOG_ERR("no item count: call "
-                     "doca_gpu_semaphore_set_items_num first");
+        DOCA_LOG_ERR("no item count: call doca_gpu_semaphore_set_items_num first");
         return DOCA_ERROR_BAD_STATE;
     }
     err = sem_mem_alloc(semaphore->gpu, (size_t)semaphore->num_items * sizeof(uint32_t),
@@ -286,8 +286,7 @@ doca_error_t doca_gpu_semaphore_get_gpu_handle(struct doca_gpu_semaphore *semaph
         DOCA_LOG_ERR("semaphore_gpu is NULL");
         return DOCA_ERROR_INVALID_VALUE;
     }
-    err = sem_usable(semaphore_cpu, 0, NULL, DOCA_GPU_MEM_TYPE_GPU,
-                     "doca_gpu_semaphore_get_gpu_handle");
+    err = sem_usable(semaphore_cpu, 0, "doca_gpu_semaphore_get_gpu_handle");
     if (err == DOCA_SUCCESS)
         *semaphore_gpu = semaphore_cpu->handle;
     return err;
@@ -299,16 +298,15 @@ doca_error_t doca_gpu_semaphore_set_status(struct doca_gpu_semaphore *semaphore_
     DGN_SDK_ROUTE(doca_gpu_semaphore_set_status, (semaphore_cpu, idx, status),
                   DOCA_ERROR_NOT_SUPPORTED);
 
-    doca_error_t err = sem_usable(
-            semaphore_cpu, idx, semaphore_cpu != NULL ? &semaphore_cpu->status : NULL,
-            semaphore_cpu != NULL ? semaphore_cpu->mtype : 0, "doca_gpu_semaphore_set_status");
+    doca_error_t err = sem_usable(semaphore_cpu, idx, "doca_gpu_semaphore_set_status");
 
+    if (err == DOCA_SUCCESS)
+        err = sem_cpu_view(&semaphore_cpu->status, semaphore_cpu->mtype,
+                           "doca_gpu_semaphore_set_status");
     if (err != DOCA_SUCCESS)
         return err;
     if ((unsigned int)status > DOCA_GPU_SEMAPHORE_STATUS_EXIT) {
-        DOCA_LOG_ERR("%d is not a semaphore status (FREE 0 .. "
-                     "EXIT 5)",
-                     (int)status);
+        DOCA_LOG_ERR("%d is not a semaphore status (FREE 0 .. EXIT 5)", (int)status);
         return DOCA_ERROR_INVALID_VALUE;
     }
     __atomic_store_n((uint32_t *)semaphore_cpu->status.cpu + idx, (uint32_t)status,
@@ -328,9 +326,10 @@ doca_error_t doca_gpu_semaphore_get_status(struct doca_gpu_semaphore *semaphore_
         DOCA_LOG_ERR("status is NULL");
         return DOCA_ERROR_INVALID_VALUE;
     }
-    err = sem_usable(semaphore_cpu, idx, semaphore_cpu != NULL ? &semaphore_cpu->status : NULL,
-                     semaphore_cpu != NULL ? semaphore_cpu->mtype : 0,
-                     "doca_gpu_semaphore_get_status");
+    err = sem_usable(semaphore_cpu, idx, "doca_gpu_semaphore_get_status");
+    if (err == DOCA_SUCCESS)
+        err = sem_cpu_view(&semaphore_cpu->status, semaphore_cpu->mtype,
+                           "doca_gpu_semaphore_get_status");
     if (err == DOCA_SUCCESS)
         *status = (enum doca_gpu_semaphore_status)__atomic_load_n(
                 (uint32_t *)semaphore_cpu->status.cpu + idx, __ATOMIC_ACQUIRE);
@@ -350,13 +349,14 @@ doca_error_t doca_gpu_semaphore_get_custom_info_addr(struct doca_gpu_semaphore *
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (semaphore_cpu != NULL && semaphore_cpu->started && semaphore_cpu->info_nbytes == 0) {
-        DOCA_LOG_ERR("the semaphore has no custom "
-                     "info: set it with doca_gpu_semaphore_set_custom_info before start");
+        DOCA_LOG_ERR("the semaphore has no custom info: set it with "
+                     "doca_gpu_semaphore_set_custom_info before start");
         return DOCA_ERROR_BAD_STATE;
     }
-    err = sem_usable(semaphore_cpu, idx, semaphore_cpu != NULL ? &semaphore_cpu->info : NULL,
-                     semaphore_cpu != NULL ? semaphore_cpu->info_mtype : 0,
-                     "doca_gpu_semaphore_get_custom_info_addr");
+    err = sem_usable(semaphore_cpu, idx, "doca_gpu_semaphore_get_custom_info_addr");
+    if (err == DOCA_SUCCESS)
+        err = sem_cpu_view(&semaphore_cpu->info, semaphore_cpu->info_mtype,
+                           "doca_gpu_semaphore_get_custom_info_addr");
     if (err == DOCA_SUCCESS)
         *custom_info =
                 (uint8_t *)semaphore_cpu->info.cpu + (size_t)idx * semaphore_cpu->info_nbytes;

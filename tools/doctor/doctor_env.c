@@ -13,6 +13,7 @@
 
 #include "doctor.h"
 #include "gpunetio/gdrcopy.h"
+#include "gpunetio/gpunetio_internal.h"
 
 #ifndef DGN_CUDA_BUILD_VERSION
 #define DGN_CUDA_BUILD_VERSION 0
@@ -33,16 +34,6 @@ static void doctor_run(const char *cmd, char *out, size_t len)
         out[0] = '\0';
     out[strcspn(out, "\n")] = '\0';
     pclose(p);
-}
-
-/* "13.0" of a CUDA version number (13000), or "none". */
-static const char *doctor_cuda_text(int version, char *buf, size_t len)
-{
-    if (version <= 0)
-        snprintf(buf, len, "none");
-    else
-        snprintf(buf, len, "%d.%d", version / 1000, (version % 1000) / 10);
-    return buf;
 }
 
 /* nvcc's release (12040 for "release 12.4"), 0 when there is no nvcc. */
@@ -66,9 +57,9 @@ static void doctor_env_cuda(int driver_version)
     int built = DGN_CUDA_BUILD_VERSION, nvcc = doctor_nvcc_version();
     char d[16], b[16], n[16];
 
-    doctor_cuda_text(driver_version, d, sizeof(d));
-    doctor_cuda_text(built, b, sizeof(b));
-    doctor_cuda_text(nvcc, n, sizeof(n));
+    gpunetio_cuda_version_text(driver_version, d, sizeof(d));
+    gpunetio_cuda_version_text(built, b, sizeof(b));
+    gpunetio_cuda_version_text(nvcc, n, sizeof(n));
     if (built <= 0)
         printf("  CUDA build: this library was built without the CUDA toolkit: its kernels "
                "(examples, GPU tests) were not compiled; build it where nvcc is\n");
