@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Options programs probe for that this device answers as a ConnectX without
- * them: memory windows, flow steering, and opening another process's XRC
+ * them: memory windows, flow steering through ibv_create_flow (ibv_destroy_flow
+ * destroys the rules of mlx5dv_create_flow, dv/dv_flow.c), and opening another process's XRC
  * target QP (ibv_open_qp; each process has a device of its own). The context's tables point to
  * these calls (rather than leaving them empty, which rdma-core's inline wrappers also answer with
  * EOPNOTSUPP) so that each refusal logs one line. On-demand paging (IBV_ACCESS_ON_DEMAND refused by
@@ -12,6 +13,7 @@
 
 #include "abi/context.h"
 #include "common/emu_log.h"
+#include "nic/eth.h"
 
 static struct ibv_mw *absent_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {
@@ -43,11 +45,15 @@ static struct ibv_flow *absent_create_flow(struct ibv_qp *qp, struct ibv_flow_at
     return NULL;
 }
 
+/* Flows exist only as mlx5dv_create_flow's rules (nic/eth_steer.c). */
 static int absent_destroy_flow(struct ibv_flow *flow)
 {
-    (void)flow;
-    EMU_LOG_ERR("ibv_destroy_flow: this device has no flows");
-    return EOPNOTSUPP;
+    if (emu_eth_flow_destroy(flow) == 0)
+        return 0;
+    EMU_LOG_ERR("ibv_destroy_flow: %p is no flow of this device (only mlx5dv_create_flow makes "
+                "them)",
+                (void *)flow);
+    return EINVAL;
 }
 
 static struct ibv_qp *absent_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *attr)

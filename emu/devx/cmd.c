@@ -14,10 +14,12 @@
 #include "prm/prm_cmd.h"
 #include "prm/prm_cq.h"
 #include "prm/prm_dct.h"
+#include "prm/prm_eth.h"
 #include "prm/prm_hca_cap.h"
 #include "prm/prm_qp.h"
 #include "prm/prm_srq.h"
 #include "prm/prm_status.h"
+#include "prm/prm_vport.h"
 
 /* ALLOC_PD / DEALLOC_PD mailboxes: the header and the PD number. */
 #define DEVX_PD_IN_SIZE  0x10
@@ -79,6 +81,48 @@ static const struct devx_op devx_ops[] = {
          EMU_DEVX_OBJ_DCT, devx_destroy_dct},
         {PRM_CMD_QUERY_DCT, PRM_QUERY_DCT_IN_SIZE, PRM_QUERY_DCT_OUT_SIZE, EMU_DEVX_QUERY,
          EMU_DEVX_OBJ_DCT, devx_query_dct},
+        /* Raw Ethernet (eth_*.c). */
+        {PRM_CMD_ALLOC_TRANSPORT_DOMAIN, PRM_ALLOC_TRANSPORT_DOMAIN_IN_SIZE,
+         PRM_ALLOC_TRANSPORT_DOMAIN_OUT_SIZE, EMU_DEVX_CREATE, EMU_DEVX_OBJ_TD, devx_alloc_td},
+        {PRM_CMD_DEALLOC_TRANSPORT_DOMAIN, PRM_DEALLOC_TRANSPORT_DOMAIN_IN_SIZE,
+         PRM_CMD_HDR_OUT_SIZE, EMU_DEVX_DESTROY, EMU_DEVX_OBJ_TD, devx_dealloc_td},
+        {PRM_CMD_CREATE_TIS, PRM_CREATE_TIS_IN_SIZE, PRM_CREATE_TIS_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_TIS, devx_create_tis},
+        {PRM_CMD_DESTROY_TIS, PRM_DESTROY_TIS_IN_SIZE, PRM_CMD_HDR_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_TIS, devx_destroy_tis},
+        {PRM_CMD_CREATE_SQ, PRM_CREATE_SQ_IN_SIZE, PRM_CREATE_SQ_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_SQ, devx_create_sq},
+        {PRM_CMD_MODIFY_SQ, PRM_MODIFY_SQ_IN_SIZE, PRM_MODIFY_SQ_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_SQ, devx_modify_sq},
+        {PRM_CMD_QUERY_SQ, PRM_QUERY_SQ_IN_SIZE, PRM_QUERY_SQ_OUT_SIZE, EMU_DEVX_QUERY,
+         EMU_DEVX_OBJ_SQ, devx_query_sq},
+        {PRM_CMD_DESTROY_SQ, PRM_DESTROY_SQ_IN_SIZE, PRM_CMD_HDR_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_SQ, devx_destroy_sq},
+        {PRM_CMD_CREATE_RQ, PRM_CREATE_RQ_IN_SIZE, PRM_CREATE_RQ_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_RQ, devx_create_rq},
+        {PRM_CMD_MODIFY_RQ, PRM_MODIFY_RQ_IN_SIZE, PRM_MODIFY_RQ_OUT_SIZE, EMU_DEVX_MODIFY,
+         EMU_DEVX_OBJ_RQ, devx_modify_rq},
+        {PRM_CMD_QUERY_RQ, PRM_QUERY_RQ_IN_SIZE, PRM_QUERY_RQ_OUT_SIZE, EMU_DEVX_QUERY,
+         EMU_DEVX_OBJ_RQ, devx_query_rq},
+        {PRM_CMD_DESTROY_RQ, PRM_DESTROY_RQ_IN_SIZE, PRM_CMD_HDR_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_RQ, devx_destroy_rq},
+        {PRM_CMD_CREATE_RQT, PRM_CREATE_RQT_IN_SIZE, PRM_CREATE_RQT_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_RQT, devx_create_rqt},
+        {PRM_CMD_DESTROY_RQT, PRM_DESTROY_RQT_IN_SIZE, PRM_CMD_HDR_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_RQT, devx_destroy_rqt},
+        {PRM_CMD_CREATE_TIR, PRM_CREATE_TIR_IN_SIZE, PRM_CREATE_TIR_OUT_SIZE, EMU_DEVX_CREATE,
+         EMU_DEVX_OBJ_TIR, devx_create_tir},
+        {PRM_CMD_DESTROY_TIR, PRM_DESTROY_TIR_IN_SIZE, PRM_CMD_HDR_OUT_SIZE, EMU_DEVX_DESTROY,
+         EMU_DEVX_OBJ_TIR, devx_destroy_tir},
+        {PRM_CMD_ALLOC_Q_COUNTER, PRM_ALLOC_Q_COUNTER_IN_SIZE, PRM_ALLOC_Q_COUNTER_OUT_SIZE,
+         EMU_DEVX_CREATE, EMU_DEVX_OBJ_Q_COUNTER, devx_alloc_q_counter},
+        {PRM_CMD_DEALLOC_Q_COUNTER, PRM_DEALLOC_Q_COUNTER_IN_SIZE, PRM_CMD_HDR_OUT_SIZE,
+         EMU_DEVX_DESTROY, EMU_DEVX_OBJ_Q_COUNTER, devx_dealloc_q_counter},
+        {PRM_CMD_QUERY_Q_COUNTER, PRM_QUERY_Q_COUNTER_IN_SIZE, PRM_QUERY_Q_COUNTER_OUT_SIZE,
+         EMU_DEVX_QUERY, EMU_DEVX_OBJ_Q_COUNTER, devx_query_q_counter},
+        {PRM_CMD_QUERY_NIC_VPORT_CONTEXT, PRM_QUERY_NIC_VPORT_CONTEXT_IN_SIZE,
+         PRM_QUERY_NIC_VPORT_CONTEXT_OUT_SIZE, EMU_DEVX_GENERAL, EMU_DEVX_OBJ_NONE,
+         devx_query_nic_vport},
 };
 
 /*
@@ -105,6 +149,15 @@ void emu_devx_cmd_classify(uint16_t opcode, struct emu_devx_cmd_info *info)
 
     info->kind = op != NULL ? op->kind : EMU_DEVX_GENERAL;
     info->obj = op != NULL ? op->obj : EMU_DEVX_OBJ_NONE;
+}
+
+uint32_t emu_devx_cmd_obj_id(const void *in, size_t inlen)
+{
+    /* QUERY_Q_COUNTER names its counter at the end of its input, not in the first word. */
+    if (inlen >= PRM_QUERY_Q_COUNTER_IN_SIZE &&
+        PRM_GET(in, PRM_CMD_OPCODE) == PRM_CMD_QUERY_Q_COUNTER)
+        return (uint32_t)PRM_GET(in, PRM_QUERY_Q_COUNTER_IN_COUNTER_SET_ID);
+    return inlen >= PRM_CMD_HDR_IN_SIZE ? (uint32_t)PRM_GET(in, EMU_DEVX_OBJ_ID) : 0;
 }
 
 static void devx_dev_init(void *part)
@@ -236,6 +289,27 @@ int emu_devx_obj_destroy(struct emu_nic *nic, enum emu_devx_obj obj, uint32_t id
         break;
     case EMU_DEVX_OBJ_DCT:
         opcode = PRM_CMD_DESTROY_DCT;
+        break;
+    case EMU_DEVX_OBJ_TD:
+        opcode = PRM_CMD_DEALLOC_TRANSPORT_DOMAIN;
+        break;
+    case EMU_DEVX_OBJ_TIS:
+        opcode = PRM_CMD_DESTROY_TIS;
+        break;
+    case EMU_DEVX_OBJ_SQ:
+        opcode = PRM_CMD_DESTROY_SQ;
+        break;
+    case EMU_DEVX_OBJ_RQ:
+        opcode = PRM_CMD_DESTROY_RQ;
+        break;
+    case EMU_DEVX_OBJ_RQT:
+        opcode = PRM_CMD_DESTROY_RQT;
+        break;
+    case EMU_DEVX_OBJ_TIR:
+        opcode = PRM_CMD_DESTROY_TIR;
+        break;
+    case EMU_DEVX_OBJ_Q_COUNTER:
+        opcode = PRM_CMD_DEALLOC_Q_COUNTER;
         break;
     default:
         return EINVAL;

@@ -10,8 +10,11 @@
  * QUERY_QP (RC, UC, UD, DCI) and the transitions (RST2INIT, INIT2INIT, INIT2RTR, RTR2RTS,
  * RTS2RTS, SQERR2RTS, 2ERR, 2RST), CREATE / DESTROY / QUERY_RMP (shared
  * receive queues; QPs take them as rq_type SRQ), CREATE / DESTROY / QUERY_DCT
- * (DC targets, dct.c). Rings and doorbell records live in umems
- * (nic/umem.h); doorbells are rung on UAR pages (nic/uar.h).
+ * (DC targets, dct.c), and the raw Ethernet objects (eth_*.c:
+ * ALLOC / DEALLOC_TRANSPORT_DOMAIN, CREATE / DESTROY_TIS, CREATE / MODIFY /
+ * QUERY / DESTROY_SQ and _RQ, CREATE / DESTROY_RQT, CREATE / DESTROY_TIR,
+ * ALLOC / QUERY / DEALLOC_Q_COUNTER, QUERY_NIC_VPORT_CONTEXT). Rings and doorbell records live in
+ * umems (nic/umem.h); doorbells are rung on UAR pages (nic/uar.h).
  */
 #ifndef EMU_DEVX_H
 #define EMU_DEVX_H
@@ -38,6 +41,13 @@ enum emu_devx_obj {
     EMU_DEVX_OBJ_QP,
     EMU_DEVX_OBJ_SRQ, /* an RMP: the SRQ of the standard path */
     EMU_DEVX_OBJ_DCT, /* a DC target (CREATE_DCT) */
+    EMU_DEVX_OBJ_TD,  /* raw Ethernet (eth_*.c): transport domain */
+    EMU_DEVX_OBJ_TIS,
+    EMU_DEVX_OBJ_SQ,
+    EMU_DEVX_OBJ_RQ,
+    EMU_DEVX_OBJ_RQT,
+    EMU_DEVX_OBJ_TIR,
+    EMU_DEVX_OBJ_Q_COUNTER,
 };
 
 struct emu_devx_cmd_info {
@@ -49,6 +59,9 @@ struct emu_devx_cmd_info {
 #define EMU_DEVX_OBJ_ID 0x08, 0, 24
 
 void emu_devx_cmd_classify(uint16_t opcode, struct emu_devx_cmd_info *info);
+
+/* The number of the object an object command (modify, query) acts on, where it names it. */
+uint32_t emu_devx_cmd_obj_id(const void *in, size_t inlen);
 
 /*
  * Executes one command. The output mailbox is written as firmware writes it

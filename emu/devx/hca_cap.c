@@ -8,9 +8,11 @@
 #include "devx/internal.h"
 #include "devx/syndrome.h"
 #include "nic/caps.h"
+#include "nic/eth.h"
 #include "nic/nic.h"
 #include "nic/uar.h"
 #include "prm/prm_cmd.h"
+#include "prm/prm_eth.h"
 #include "prm/prm_hca_cap.h"
 
 #define DEVX_CAP_LOG_MAX_MRW_SZ   40 /* ibv_query_device: max_mr_size 1 TiB */
@@ -87,13 +89,50 @@ static void devx_cap_general(const struct emu_nic *nic, void *cap)
     PRM_SET(cap, PRM_HCA_CAP_NUM_OF_UARS_PER_PAGE, 1);
     /* No CQE compression: every CQE is a full CQE64. */
     PRM_SET(cap, PRM_HCA_CAP_CQE_COMPRESSION, 0);
+    /* Raw Ethernet queues (nic/eth.h), on an Ethernet link. */
+    if (nic->link == EMU_LINK_ETH) {
+        PRM_SET(cap, PRM_HCA_CAP_NIC_FLOW_TABLE, 1);
+        PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_RQ, EMU_ETH_LOG_MAX_OBJ - 1);
+        PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_SQ, EMU_ETH_LOG_MAX_OBJ - 1);
+        PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_TIR, EMU_ETH_LOG_MAX_OBJ);
+        PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_TIS, EMU_ETH_LOG_MAX_OBJ);
+        PRM_SET(cap, PRM_HCA_CAP_BASIC_CYCLIC_RCV_WQE, 1);
+        PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_RQT, EMU_ETH_LOG_MAX_OBJ);
+        PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_RQT_SIZE, EMU_ETH_LOG_MAX_RQT_SZ);
+        PRM_SET(cap, PRM_HCA_CAP_LOG_MAX_TIS_PER_SQ, 0);
+        PRM_SET(cap, PRM_HCA_CAP_MAX_QP_CNT, EMU_ETH_MAX_QCOUNTERS);
+    }
 }
 
+/*
+ * Ethernet offloads: checksums (IPv4 header, TCP/UDP over IPv4, computed on
+ * send and checked on receive), no inline header required, RSS tables of up
+ * to 2^EMU_ETH_LOG_MAX_RQT_SZ RQs. No LSO, LRO, VLAN insertion or stripping,
+ * multi-packet WQEs or FCS scatter.
+ */
 static void devx_cap_ethernet(void *cap)
 {
     PRM_SET(cap, PRM_ETH_CAP_CSUM_CAP, 1);
     PRM_SET(cap, PRM_ETH_CAP_SELF_LB_EN_MODIFIABLE, 1);
     PRM_SET(cap, PRM_ETH_CAP_WQE_INLINE_MODE, PRM_ETH_CAP_INLINE_MODE_NOT_REQUIRED);
+    PRM_SET(cap, PRM_ETH_CAP_RSS_IND_TBL_CAP, EMU_ETH_LOG_MAX_RQT_SZ);
+}
+
+/* NIC flow tables: the receive table mlx5dv_create_flow fills, and the fields it matches. */
+static void devx_cap_flow_table(void *cap)
+{
+    PRM_SET(cap, PRM_FT_CAP_NIC_RX_FT_SUPPORT, 1);
+    PRM_SET(cap, PRM_FT_CAP_NIC_RX_LOG_MAX_FT_SIZE, EMU_ETH_LOG_MAX_RULES);
+    PRM_SET(cap, PRM_FT_CAP_NIC_RX_MAX_FT_LEVEL, 1);
+    PRM_SET(cap, PRM_FT_CAP_NIC_RX_LOG_MAX_FT_NUM, 0);
+    PRM_SET(cap, PRM_FT_CAP_NIC_RX_LOG_MAX_DEST, 0);
+    PRM_SET(cap, PRM_FT_CAP_NIC_RX_LOG_MAX_FLOW, EMU_ETH_LOG_MAX_RULES);
+    PRM_SET(cap, PRM_FT_CAP_NIC_RX_FIELDS,
+            PRM_FT_FIELD_OUTER_DMAC | PRM_FT_FIELD_OUTER_SMAC | PRM_FT_FIELD_OUTER_ETHER_TYPE |
+                    PRM_FT_FIELD_OUTER_IP_VERSION | PRM_FT_FIELD_OUTER_SIP |
+                    PRM_FT_FIELD_OUTER_DIP | PRM_FT_FIELD_OUTER_IP_PROTOCOL |
+                    PRM_FT_FIELD_OUTER_UDP_SPORT | PRM_FT_FIELD_OUTER_UDP_DPORT |
+                    PRM_FT_FIELD_OUTER_TCP_SPORT | PRM_FT_FIELD_OUTER_TCP_DPORT);
 }
 
 static void devx_cap_general_2(void *cap)
@@ -118,6 +157,9 @@ uint8_t devx_query_hca_cap(struct devx_cmd *c)
         return PRM_CMD_STAT_OK;
     case PRM_HCA_CAP_TYPE_ETHERNET_OFFLOADS:
         devx_cap_ethernet(cap);
+        return PRM_CMD_STAT_OK;
+    case PRM_HCA_CAP_TYPE_FLOW_TABLE:
+        devx_cap_flow_table(cap);
         return PRM_CMD_STAT_OK;
     case PRM_HCA_CAP_TYPE_GENERAL_2:
         devx_cap_general_2(cap);

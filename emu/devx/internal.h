@@ -137,6 +137,42 @@ uint8_t devx_create_dct(struct devx_cmd *c);
 uint8_t devx_destroy_dct(struct devx_cmd *c);
 uint8_t devx_query_dct(struct devx_cmd *c);
 
+/* Raw Ethernet (eth_*.c). */
+uint8_t devx_alloc_td(struct devx_cmd *c);
+uint8_t devx_dealloc_td(struct devx_cmd *c);
+uint8_t devx_create_tis(struct devx_cmd *c);
+uint8_t devx_destroy_tis(struct devx_cmd *c);
+uint8_t devx_create_sq(struct devx_cmd *c);
+uint8_t devx_modify_sq(struct devx_cmd *c);
+uint8_t devx_query_sq(struct devx_cmd *c);
+uint8_t devx_destroy_sq(struct devx_cmd *c);
+uint8_t devx_create_rq(struct devx_cmd *c);
+uint8_t devx_modify_rq(struct devx_cmd *c);
+uint8_t devx_query_rq(struct devx_cmd *c);
+uint8_t devx_destroy_rq(struct devx_cmd *c);
+uint8_t devx_create_rqt(struct devx_cmd *c);
+uint8_t devx_destroy_rqt(struct devx_cmd *c);
+uint8_t devx_create_tir(struct devx_cmd *c);
+uint8_t devx_destroy_tir(struct devx_cmd *c);
+uint8_t devx_alloc_q_counter(struct devx_cmd *c);
+uint8_t devx_dealloc_q_counter(struct devx_cmd *c);
+uint8_t devx_query_q_counter(struct devx_cmd *c);
+uint8_t devx_query_nic_vport(struct devx_cmd *c);
+
+struct emu_eth_ring;
+/*
+ * The ring (ring_len bytes at wq_umem_id + wq_umem_offset) and doorbell
+ * record (dbr_addr inside dbr_umem_id, or the ring's umem when
+ * dbr_umem_valid is 0) of a PRM wq context; umems held in *ring_umem and
+ * *dbr_umem on success (eth_wq.c).
+ */
+uint8_t devx_eth_wq_umems(struct devx_cmd *c, const void *wq, uint64_t ring_len,
+                          struct emu_eth_ring *r, struct emu_umem **ring_umem,
+                          struct emu_umem **dbr_umem);
+
+/* Whether a raw Ethernet SQ or RQ may move from state `from` to `to` (eth_sq.c). */
+bool devx_eth_wq_transition_ok(uint8_t from, uint8_t to);
+
 /* Pointers into the mailboxes. */
 static inline const void *devx_in_at(const struct devx_cmd *c, size_t offset)
 {

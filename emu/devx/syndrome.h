@@ -80,6 +80,44 @@ enum devx_syndrome {
     DEVX_SYND_DCT_PORT = 0x5f000d05,
     DEVX_SYND_DCT_MTU = 0x5f000d06,
     DEVX_SYND_DCT_UNKNOWN = 0x5f000d07,
+
+    /* Raw Ethernet objects (eth_*.c). */
+    DEVX_SYND_ETH_STATE = 0x5f000e01,    /* created in a state other than RST */
+    DEVX_SYND_ETH_WQ_TYPE = 0x5f000e02,  /* not a cyclic work queue */
+    DEVX_SYND_ETH_STRIDE = 0x5f000e03,   /* log_wq_stride: 6 (SQ) or 4 (RQ) */
+    DEVX_SYND_ETH_LOG_SIZE = 0x5f000e04, /* log_wq_sz above log_max_wq_sz */
+    DEVX_SYND_ETH_CQN = 0x5f000e05,      /* cqn names no DevX CQ */
+    DEVX_SYND_ETH_PD = 0x5f000e06,       /* pd names no protection domain */
+    DEVX_SYND_ETH_UAR = 0x5f000e07,      /* uar_page is not an allocated UAR */
+    DEVX_SYND_ETH_UMEM_INVALID = 0x5f000e08,
+    DEVX_SYND_ETH_UMEM_ID = 0x5f000e09,
+    DEVX_SYND_ETH_UMEM_RANGE = 0x5f000e0a,
+    DEVX_SYND_ETH_DBR_UMEM_ID = 0x5f000e0b,
+    DEVX_SYND_ETH_DBR_RANGE = 0x5f000e0c,
+    DEVX_SYND_ETH_DBR_ALIGN = 0x5f000e0d,
+    DEVX_SYND_ETH_TIS = 0x5f000e0e, /* tis_num_0 names no TIS */
+    DEVX_SYND_ETH_MEM_RQ_TYPE = 0x5f000e0f,
+    DEVX_SYND_ETH_COUNTER = 0x5f000e10, /* counter_set_id names no Q counter */
+    DEVX_SYND_ETH_SQ_UNKNOWN = 0x5f000e11,
+    DEVX_SYND_ETH_RQ_UNKNOWN = 0x5f000e12,
+    DEVX_SYND_ETH_TRANSITION =
+            0x5f000e13, /* the current state is not sq_state/rq_state, or no such transition */
+    DEVX_SYND_ETH_BUSY = 0x5f000e14, /* still named by another object */
+    DEVX_SYND_ETH_TD = 0x5f000e15,   /* transport_domain names no domain */
+    DEVX_SYND_ETH_TD_UNKNOWN = 0x5f000e16,
+    DEVX_SYND_ETH_TIS_UNKNOWN = 0x5f000e17,
+    DEVX_SYND_ETH_TIR_UNKNOWN = 0x5f000e18,
+    DEVX_SYND_ETH_TIR_RQ = 0x5f000e19,      /* inline_rqn names no RQ */
+    DEVX_SYND_ETH_TIR_RQT = 0x5f000e1a,     /* indirect_table names no RQT */
+    DEVX_SYND_ETH_TIR_DISP = 0x5f000e1b,    /* disp_type neither direct nor indirect */
+    DEVX_SYND_ETH_TIR_HASH = 0x5f000e1c,    /* a hash function or field not implemented */
+    DEVX_SYND_ETH_TIR_OFFLOAD = 0x5f000e1d, /* LRO or tunnel offload asked for */
+    DEVX_SYND_ETH_RQT_SIZE = 0x5f000e1e,
+    DEVX_SYND_ETH_RQT_RQ = 0x5f000e1f, /* an rq_num names no RQ */
+    DEVX_SYND_ETH_RQT_UNKNOWN = 0x5f000e20,
+    DEVX_SYND_ETH_RQT_TYPE = 0x5f000e21,
+    DEVX_SYND_ETH_QCOUNTER_UNKNOWN = 0x5f000e22,
+    DEVX_SYND_ETH_VPORT = 0x5f000e23, /* other_vport: the device has no other vports */
 };
 
 #endif /* EMU_DEVX_SYNDROME_H */

@@ -97,7 +97,7 @@ static int dv_obj_cmd(const char *call, enum emu_devx_kind kind, struct mlx5dv_d
         return errno = EINVAL;
     emu_devx_cmd_classify(dv_opcode(in), &info);
     if (info.kind != kind || info.obj != obj->type ||
-        (inlen >= PRM_CMD_HDR_IN_SIZE && PRM_GET(in, EMU_DEVX_OBJ_ID) != obj->id)) {
+        (inlen >= PRM_CMD_HDR_IN_SIZE && emu_devx_cmd_obj_id(in, inlen) != obj->id)) {
         EMU_LOG_ERR("%s: %s does not apply to this object (type %d, number 0x%x)", call,
                     prm_cmd_opcode_name(dv_opcode(in)), (int)obj->type, obj->id);
         return errno = EINVAL;

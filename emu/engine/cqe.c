@@ -59,7 +59,12 @@ static void cqe_held(struct emu_engine *e, struct emu_cq *cq)
 static void cqe_push(struct emu_qp *qp, struct emu_cq *cq, const struct prm_cqe64 *cqe,
                      uint8_t op_own, bool solicited)
 {
-    struct emu_engine *e = qp->nic->engine;
+    engine_cqe_push(qp->nic->engine, cq, cqe, op_own, solicited);
+}
+
+void engine_cqe_push(struct emu_engine *e, struct emu_cq *cq, const struct prm_cqe64 *cqe,
+                     uint8_t op_own, bool solicited)
+{
     int r = emu_cq_push(cq, cqe, op_own, solicited, cqe_batching == e && e != NULL);
 
     if (r == EINPROGRESS)

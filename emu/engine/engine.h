@@ -20,6 +20,7 @@
  *   sgl.c          gather/scatter lists of held memory keys
  *   doorbell.c     doorbells: standard post_send and UAR pages
  *   direct.c       small writes placed straight into a same-host peer's memory
+ *   eth_port.c     the Ethernet port: raw Ethernet SQs and RQs on a packet socket
  *
  * Standard-verbs and DevX queue pairs are the same to it. emu/nic holds the
  * state it drives; emu/wire carries its frames.
@@ -112,6 +113,14 @@ enum emu_drop {
 uint64_t emu_rx_dropped(struct ibv_device *device, int why);
 /* For tests: the device's next `frames` data request frames are lost on the wire. */
 int emu_wire_lose_frames(struct ibv_device *device, uint32_t frames);
+
+/*
+ * Raw Ethernet send queues (nic/eth.h, engine/eth_port.c): the UAR
+ * watcher's callback when an SQ's producer moved (sq is a struct
+ * emu_eth_sq), and a nudge when an SQ became ready: the loop runs them.
+ */
+void emu_engine_eth_sq_rung(void *sq, uint32_t producer);
+void emu_engine_eth_kick(struct emu_nic *nic);
 
 /* Flush CQEs for every receive WQE posted and not consumed (qp->lock held, QP in ERR). */
 void emu_engine_rq_flush(struct emu_qp *qp);

@@ -75,6 +75,8 @@ struct emu_engine {
     struct direct_page *direct;
     int direct_fd;               /* the memfd the page lives in, offered to peers; -1: none */
     pthread_mutex_t direct_lock; /* grant and revoke */
+    struct engine_eth_port *eth; /* eth_port.c: the Ethernet port, or NULL */
+    int eth_kick;                /* an SQ's doorbell moved, or an SQ became ready (atomic) */
 };
 
 /* ---- cqe.c ---- */
@@ -85,6 +87,22 @@ struct emu_engine {
  */
 void engine_cqe_batch_begin(struct emu_engine *e);
 void engine_cqe_batch_end(struct emu_engine *e);
+/* Writes one CQE to cq (held until the batch's end for a GPU ring), as every completion does. */
+struct prm_cqe64;
+struct emu_cq;
+void engine_cqe_push(struct emu_engine *e, struct emu_cq *cq, const struct prm_cqe64 *cqe,
+                     uint8_t op_own, bool solicited);
+
+/* ---- eth_port.c: the Ethernet port (SOFTMLX5_ETH) ---- */
+struct engine_eth_port;
+/* Attaches the device's port to interface ifname (loop_start); errno-style, logged. */
+int engine_eth_open(struct emu_engine *e, const char *ifname);
+/* The packet socket is readable or writable (receive lock held). */
+void engine_eth_event(struct emu_engine *e, uint32_t events);
+/* Runs the send queues that doorbells moved (receive lock held); true when work is left. */
+bool engine_eth_tx(struct emu_engine *e);
+/* In the child of fork(): the parent's packet socket is closed (the child's devices are new). */
+void engine_eth_forget(struct emu_engine *e);
 
 /* ---- gpu_defer.c (rx_lock held) ---- */
 /*

@@ -202,6 +202,10 @@ static void loop_events(struct emu_engine *e, const struct epoll_event *evs, int
                 EMU_LOG_ERR("device %s: wake fd read failed: %m", e->nic->ibdev.name);
             continue;
         }
+        if (e->eth != NULL && evs[i].data.ptr == (void *)e->eth) {
+            engine_eth_event(e, evs[i].events);
+            continue;
+        }
         emu_wire_event(e->wire, evs[i].data.ptr, evs[i].events);
     }
 }
@@ -350,6 +354,9 @@ static void *loop_thread(void *arg)
             loop_events(e, evs, n, true);
         busy = __atomic_load_n(&e->uar_watchers, __ATOMIC_RELAXED) > 0 &&
                emu_uar_poll(e->nic, loop_ring);
+        /* Raw Ethernet SQs whose doorbells moved (or that became ready). */
+        if (__atomic_load_n(&e->eth_kick, __ATOMIC_RELAXED))
+            busy |= engine_eth_tx(e);
         if (n > 0)
             idle_ns = 0;
         loop_due(e);
@@ -383,6 +390,7 @@ static void loop_after_fork_in_child(void)
             /* The grant page itself is not inherited (MADV_DONTFORK). */
             if (nic->engine->direct_fd >= 0)
                 close(nic->engine->direct_fd);
+            engine_eth_forget(nic->engine);
         }
         emu_nic_reset(nic);
     }
@@ -436,6 +444,13 @@ static int loop_start(struct emu_nic *nic)
     err = emu_wire_start(&wcfg, &e->wire, &nic->endpoint_id);
     if (err != 0)
         goto fail;
+    /* Device 0's port 1 on a Linux interface (SOFTMLX5_ETH): asked for, it must attach. */
+    if (nic->index == 0 && cfg->eth_ifname[0] != '\0' &&
+        (err = engine_eth_open(e, cfg->eth_ifname)) != 0) {
+        emu_wire_abandon(e->wire);
+        nic->endpoint_id = 0;
+        goto fail;
+    }
     nic->engine = e;
     err = pthread_create(&e->thread, NULL, loop_thread, e);
     if (err != 0) {

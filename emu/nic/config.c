@@ -115,6 +115,27 @@ void emu_config_single_copy(const struct emu_single_copy_inputs *in, struct emu_
     }
 }
 
+/* SOFTMLX5_ETH: the interface device 0's port 1 is attached to (an Ethernet link). */
+static bool config_eth(const char *ifname)
+{
+    if (ifname == NULL || ifname[0] == '\0')
+        return true;
+    if (strlen(ifname) >= sizeof(config.eth_ifname) || strchr(ifname, '/') != NULL) {
+        EMU_LOG_ERR("SOFTMLX5_ETH='%s' is not a network interface name (at most %zu characters, "
+                    "no '/'); no device is offered",
+                    ifname, sizeof(config.eth_ifname) - 1);
+        return false;
+    }
+    if (config.link != EMU_LINK_ETH) {
+        EMU_LOG_ERR("SOFTMLX5_ETH='%s' needs an Ethernet link, not SOFTMLX5_LINK=ib; no device "
+                    "is offered",
+                    ifname);
+        return false;
+    }
+    snprintf(config.eth_ifname, sizeof(config.eth_ifname), "%s", ifname);
+    return true;
+}
+
 static bool config_parse(void)
 {
     long devices = 1, ports = 1, retry_ms = 2000, single_copy = -1, loop_rt = 1, gpu_ipc = 1;
@@ -165,7 +186,7 @@ static bool config_parse(void)
         EMU_LOG_ERR("SOFTMLX5_LINK='%s' is neither 'eth' nor 'ib'; no device is offered", link);
         return false;
     }
-    return true;
+    return config_eth(getenv("SOFTMLX5_ETH"));
 }
 
 static void config_load(void)

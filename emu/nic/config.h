@@ -23,6 +23,9 @@
  *   SOFTMLX5_LOOP_RT   1 (default): each device's loop thread asks for the
  *                      lowest real-time priority, which it gets where the
  *                      process may (engine/loop.c); 0: normal priority
+ *   SOFTMLX5_ETH      a network interface: device 0's port 1 is attached to it
+ *                      (engine/eth_port.c: raw Ethernet SQs and RQs send and
+ *                      receive its frames); needs an Ethernet link
  *   SOFTMLX5_NAMES is checked by emu_config_names (config_names.h): no more
  *   names than devices, none empty or too long, no name twice.
  */
@@ -54,6 +57,7 @@ struct emu_config {
     bool single_copy_forced; /* SOFTMLX5_SINGLE_COPY=1: PR_SET_PTRACER_ANY is allowed */
     bool loop_rt;            /* SOFTMLX5_LOOP_RT (default 1): the device loop asks for SCHED_RR */
     bool gpu_ipc; /* SOFTMLX5_GPU_IPC (default 1): GPU messages to same-host peers by reference */
+    char eth_ifname[16]; /* SOFTMLX5_ETH (IFNAMSIZ): device 0's port on this interface, or "" */
 };
 
 /* The configuration (parsed on first call; a bad variable is logged once). */

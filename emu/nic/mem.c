@@ -269,6 +269,34 @@ int emu_mem_gpu_write_seq(const struct emu_mem_span *spans, unsigned int n)
     return mem_gpu_copy(MEM_TO_GPU, ops, n);
 }
 
+/* The copies of c as one ordered batch of kind (at most 64 at once on the stack). */
+static int mem_gpu_many(enum mem_copy_kind kind, const struct emu_mem_copy *c, unsigned int n)
+{
+    struct mem_op stack_ops[64] = {{0}}, *ops = stack_ops;
+    int err;
+
+    if (n == 0)
+        return 0;
+    if (n > 64 && (ops = malloc(n * sizeof(*ops))) == NULL)
+        return ENOMEM;
+    for (unsigned int i = 0; i < n; i++)
+        ops[i] = (struct mem_op){c[i].gpu, (uintptr_t)c[i].host, c[i].len};
+    err = mem_gpu_copy(kind, ops, n);
+    if (ops != stack_ops)
+        free(ops);
+    return err;
+}
+
+int emu_mem_gpu_write_many(const struct emu_mem_copy *c, unsigned int n)
+{
+    return mem_gpu_many(MEM_TO_GPU, c, n);
+}
+
+int emu_mem_gpu_read_many(const struct emu_mem_copy *c, unsigned int n)
+{
+    return mem_gpu_many(MEM_TO_HOST, c, n);
+}
+
 int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len)
 {
     return mem_gpu_copy1(MEM_GPU_TO_GPU, dst, src, len);

@@ -36,6 +36,18 @@ struct emu_mem_span {
     size_t len;
 };
 int emu_mem_gpu_write_seq(const struct emu_mem_span *spans, unsigned int n);
+/*
+ * Many copies between host buffers and GPU memory, in order on one stream
+ * (the first one's GPU context), all complete on return: one wait for the
+ * lot (a batch of received frames, or of frames to send). errno-style.
+ */
+struct emu_mem_copy {
+    uintptr_t gpu;
+    void *host;
+    size_t len;
+};
+int emu_mem_gpu_write_many(const struct emu_mem_copy *c, unsigned int n);
+int emu_mem_gpu_read_many(const struct emu_mem_copy *c, unsigned int n);
 /* GPU memory to GPU memory (dst's context, a stream of the pool), complete on return. */
 int emu_mem_gpu_copy(uintptr_t dst, uintptr_t src, size_t len);
 

@@ -31,6 +31,7 @@ struct umem_dev;
 struct devx_dev;
 struct emu_uar;
 struct async_dev;
+struct eth_dev;
 
 struct emu_nic {
     struct ibv_device ibdev; /* first: ibv_device pointers lead back here */
@@ -54,6 +55,7 @@ struct emu_nic {
     struct devx_dev *devx;         /* devx/cmd.c */
     struct emu_uar *dv_shared_uar; /* dv/dv_context.c: the UAR of mlx5dv_init_obj QPs */
     struct async_dev *async;       /* nic/async_event.c */
+    struct eth_dev *eth;           /* nic/eth.c: raw Ethernet queues, TIRs, steering, the port */
 
     struct emu_table pds;
     struct emu_table cqs;

@@ -56,6 +56,13 @@ struct uar_cq_binding {
     uint32_t last; /* the last arm command taken (sn << 28 | cmd << 24 | ci) */
 };
 
+/* One other send queue (a raw Ethernet SQ) watched through one UAR. */
+struct uar_sq_binding {
+    struct emu_uar *uar;
+    struct emu_uar_sq sq;
+    uint32_t last; /* last producer handed over (16 bits) */
+};
+
 /* Per device, hung off the device (nic->uars). */
 struct uar_dev {
     pthread_mutex_t lock; /* the list, the bindings, and doorbell delivery */
@@ -68,6 +75,9 @@ struct uar_dev {
     struct uar_cq_binding *cq_bindings;
     size_t ncq_bindings;
     size_t cq_capacity;
+    struct uar_sq_binding *sq_bindings;
+    size_t nsq_bindings;
+    size_t sq_capacity;
 };
 
 static void uar_dev_init(void *part)
@@ -146,6 +156,15 @@ void emu_uar_free(struct emu_uar *uar)
                          "are now ignored",
                          uar->page_id, d->cq_bindings[i].cqn);
             d->cq_bindings[i] = d->cq_bindings[--d->ncq_bindings];
+        } else {
+            i++;
+        }
+    }
+    for (size_t i = 0; i < d->nsq_bindings;) {
+        if (d->sq_bindings[i].uar == uar) {
+            EMU_LOG_WARN("UAR page %u freed while SQ 0x%x rings it; its doorbells are now ignored",
+                         uar->page_id, d->sq_bindings[i].sq.num);
+            d->sq_bindings[i] = d->sq_bindings[--d->nsq_bindings];
         } else {
             i++;
         }
@@ -296,6 +315,84 @@ static void uar_doorbell_unbound(struct emu_uar *uar, uint32_t qpn, emu_uar_ring
     ring(qp, producer & 0xffff);
 }
 
+/* The send counter ([1], big-endian) of another send queue's doorbell record. */
+static bool uar_read_sq_dbrec(const struct emu_uar_sq *sq, uint32_t *producer)
+{
+    uint32_t be;
+
+    if (sq->dbrec_gpu) {
+        if (emu_mem_read(true, sq->dbrec + 4, &be, sizeof(be)) != 0)
+            return false;
+    } else {
+        be = __atomic_load_n((const uint32_t *)sq->dbrec + 1, __ATOMIC_ACQUIRE);
+    }
+    *producer = be32toh(be) & 0xffff;
+    return true;
+}
+
+/* Hands a moved producer to another send queue (d->lock held); true when it moved. */
+static bool uar_sq_deliver(struct uar_sq_binding *b, uint32_t producer)
+{
+    producer &= 0xffff;
+    if (producer == b->last)
+        return false;
+    b->last = producer;
+    b->sq.ring(b->sq.obj, producer);
+    return true;
+}
+
+/* A doorbell for another send queue bound to uar: true when one is. */
+static bool uar_sq_doorbell(struct uar_dev *d, struct emu_uar *uar, uint32_t num)
+{
+    for (size_t i = 0; i < d->nsq_bindings; i++) {
+        struct uar_sq_binding *b = &d->sq_bindings[i];
+        uint32_t producer;
+
+        if (b->uar != uar || b->sq.num != num)
+            continue;
+        if (uar_read_sq_dbrec(&b->sq, &producer))
+            uar_sq_deliver(b, producer);
+        return true;
+    }
+    return false;
+}
+
+int emu_uar_sq_bind(struct emu_uar *uar, const struct emu_uar_sq *sq)
+{
+    struct uar_dev *d = uar_dev_of(uar->nic);
+    struct uar_sq_binding *b;
+    uint32_t now = 0;
+
+    /* What the record holds now was not rung: a reused umem may hold an old queue's counter. */
+    uar_read_sq_dbrec(sq, &now);
+    pthread_mutex_lock(&d->lock);
+    b = core_array_room(d->sq_bindings, &d->sq_capacity, d->nsq_bindings, sizeof(*b));
+    if (b == NULL) {
+        pthread_mutex_unlock(&d->lock);
+        return ENOMEM;
+    }
+    d->sq_bindings = b;
+    d->sq_bindings[d->nsq_bindings++] = (struct uar_sq_binding){.uar = uar, .sq = *sq, .last = now};
+    pthread_mutex_unlock(&d->lock);
+    return 0;
+}
+
+void emu_uar_sq_unbind(struct emu_nic *nic, void *obj)
+{
+    struct uar_dev *d = uar_dev_of(nic);
+
+    if (d == NULL)
+        return;
+    pthread_mutex_lock(&d->lock);
+    for (size_t i = 0; i < d->nsq_bindings; i++) {
+        if (d->sq_bindings[i].sq.obj == obj) {
+            d->sq_bindings[i] = d->sq_bindings[--d->nsq_bindings];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
 /* A new doorbell value (control segment words 0 and 1, as stored) on uar. */
 static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value,
                          emu_uar_ring_fn ring)
@@ -319,7 +416,8 @@ static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value,
         uar_deliver(b, producer, ring);
         return;
     }
-    uar_doorbell_unbound(uar, qpn, ring);
+    if (!uar_sq_doorbell(d, uar, qpn))
+        uar_doorbell_unbound(uar, qpn, ring);
 }
 
 /* The CQ doorbell register of a UAR page. */
@@ -490,6 +588,15 @@ bool emu_uar_poll(struct emu_nic *nic, emu_uar_ring_fn ring)
                 continue;
             if (uar_read_dbrec(b->qp, &producer))
                 busy |= uar_deliver(b, producer, ring);
+        }
+        for (size_t i = 0; i < d->nsq_bindings; i++) {
+            struct uar_sq_binding *b = &d->sq_bindings[i];
+            uint32_t producer;
+
+            if (b->uar != uar || (b->sq.dbrec_gpu && !rung))
+                continue;
+            if (uar_read_sq_dbrec(&b->sq, &producer))
+                busy |= uar_sq_deliver(b, producer);
         }
     }
     pthread_mutex_unlock(&d->lock);

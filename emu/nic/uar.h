@@ -82,4 +82,23 @@ void emu_uar_qp_reset(struct emu_qp *qp);
 int emu_uar_cq_bind(struct emu_uar *uar, struct emu_cq *cq);
 void emu_uar_cq_unbind(struct emu_cq *cq);
 
+/*
+ * A send queue that is not a QP's (a raw Ethernet SQ, nic/eth.h) rung
+ * through a UAR page: a doorbell naming `num` (checked after the page's
+ * QPs), or a change of the send counter of its doorbell record (dbrec[1];
+ * a GPU record only after a doorbell on its page), calls ring(obj, new
+ * producer & 0xffff) from the device's loop, with the UAR lock held (ring
+ * must not take locks that are held while binding or unbinding).
+ * The binding must be removed before obj goes. errno-style.
+ */
+struct emu_uar_sq {
+    uint32_t num;
+    uintptr_t dbrec;
+    bool dbrec_gpu;
+    void (*ring)(void *obj, uint32_t producer);
+    void *obj;
+};
+int emu_uar_sq_bind(struct emu_uar *uar, const struct emu_uar_sq *sq);
+void emu_uar_sq_unbind(struct emu_nic *nic, void *obj);
+
 #endif /* EMU_UAR_H */

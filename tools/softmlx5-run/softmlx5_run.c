@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,9 @@ static void run_usage(FILE *out)
             "127.0.0.1);\n"
             "                           GIDs are its IPv4-mapped form\n"
             "  -l, --link eth|ib        link layer: RoCE v2 (default) or InfiniBand with LIDs\n"
+            "  -e, --eth IFNAME         attach device 0's port 1 to this network interface:\n"
+            "                           raw Ethernet queues send and receive its frames\n"
+            "                           (a packet socket: needs CAP_NET_RAW)\n"
             "  -t, --retry-timeout MS   time before an unanswered request completes with a\n"
             "                           retry-exceeded error (default 2000)\n"
             "  -v, --log LEVEL          softmlx5 log level, 0 (EMERG) .. 7 (DEBUG), default 3\n"
@@ -123,6 +127,7 @@ int main(int argc, char **argv)
             {"names", required_argument, NULL, 'N'},
             {"addr", required_argument, NULL, 'a'},
             {"link", required_argument, NULL, 'l'},
+            {"eth", required_argument, NULL, 'e'},
             {"retry-timeout", required_argument, NULL, 't'},
             {"log", required_argument, NULL, 'v'},
             {"help", no_argument, NULL, 'h'},
@@ -133,7 +138,7 @@ int main(int argc, char **argv)
     bool names_given = false;
     int opt, rc = 0;
 
-    while ((opt = getopt_long(argc, argv, "+n:p:N:a:l:t:v:h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+n:p:N:a:l:e:t:v:h", options, NULL)) != -1) {
         switch (opt) {
         case 'n':
             rc = run_set_int("SOFTMLX5_DEVICES", "--devices", optarg, 1, EMU_MAX_DEVICES);
@@ -158,6 +163,16 @@ int main(int argc, char **argv)
                 return 2;
             }
             rc = setenv("SOFTMLX5_LINK", optarg, 1);
+            break;
+        case 'e':
+            if (optarg[0] == '\0' || strlen(optarg) >= IF_NAMESIZE || if_nametoindex(optarg) == 0) {
+                fprintf(stderr,
+                        "softmlx5-run: --eth '%s': no network interface of that name in this "
+                        "network namespace (ip link lists them)\n",
+                        optarg);
+                return 2;
+            }
+            rc = setenv("SOFTMLX5_ETH", optarg, 1);
             break;
         case 't':
             rc = run_set_int("SOFTMLX5_RETRY_TIMEOUT_MS", "--retry-timeout", optarg, 1, 600000);
