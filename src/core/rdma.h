@@ -56,7 +56,10 @@
     X(devx_create_event_channel)  \
     X(devx_destroy_event_channel) \
     X(devx_subscribe_devx_event)  \
-    X(devx_get_event)
+    X(devx_get_event)             \
+    X(create_flow_matcher)        \
+    X(destroy_flow_matcher)       \
+    X(create_flow)
 
 #define CORE_IBV_MEMBER(name)    __typeof__(&ibv_##name) name;
 #define CORE_MLX5DV_MEMBER(name) __typeof__(&mlx5dv_##name) name;
