@@ -2,13 +2,16 @@
 /*
  * doca-gpunetio-doctor: says what this machine offers GPU-initiated
  * networking. It loads rdma-core and the CUDA driver the way the library does,
- * lists RDMA devices and GPUs, names what is missing and why, and checks the
- * machine's preconditions (doctor_env.c).
+ * lists RDMA devices and GPUs, names what is missing and why, checks the
+ * machine's preconditions (doctor_env.c) and prints the capability snapshot
+ * of both axes (doctor_caps.c).
  *
- *   doca-gpunetio-doctor [--require-rdma] [--require-cuda]
+ *   doca-gpunetio-doctor [--require-rdma] [--require-cuda] [--snapshot FILE] [--compare FILE]
  *
- * Exit status: 0 when everything required is usable, 1 otherwise, 2 on a bad
- * command line.
+ * --snapshot FILE saves the snapshot as JSON; --compare FILE says what
+ * changed since a saved one. Exit status: 0 when everything required is
+ * usable (and a snapshot asked for was saved or compared), 1 otherwise, 2 on
+ * a bad command line.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,7 +24,8 @@
 
 static void doctor_usage(FILE *out)
 {
-    fprintf(out, "usage: doca-gpunetio-doctor [--require-rdma] [--require-cuda]\n");
+    fprintf(out, "usage: doca-gpunetio-doctor [--require-rdma] [--require-cuda] [--snapshot FILE] "
+                 "[--compare FILE]\n");
 }
 
 static void doctor_report_rdma_devices(const struct core_ibv_ops *ibv,
@@ -106,15 +110,20 @@ static bool doctor_report_cuda(int *version_out, struct doctor_gpus *gpus)
 int main(int argc, char **argv)
 {
     bool require_rdma = false, require_cuda = false;
+    const char *snapshot_path = NULL, *compare_path = NULL;
     struct doctor_gpus gpus = {0};
     int driver_version = 0;
-    bool rdma_ok, cuda_ok;
+    bool rdma_ok, cuda_ok, caps_ok;
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--require-rdma") == 0) {
             require_rdma = true;
         } else if (strcmp(argv[i], "--require-cuda") == 0) {
             require_cuda = true;
+        } else if (strcmp(argv[i], "--snapshot") == 0 && i + 1 < argc) {
+            snapshot_path = argv[++i];
+        } else if (strcmp(argv[i], "--compare") == 0 && i + 1 < argc) {
+            compare_path = argv[++i];
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             doctor_usage(stdout);
             return 0;
@@ -130,8 +139,13 @@ int main(int argc, char **argv)
     rdma_ok = doctor_report_rdma();
     cuda_ok = doctor_report_cuda(&driver_version, &gpus);
     doctor_report_environment(driver_version, &gpus);
+    caps_ok = doctor_report_capabilities(snapshot_path, compare_path);
     if ((require_rdma && !rdma_ok) || (require_cuda && !cuda_ok)) {
         printf("result: a required component is unavailable\n");
+        return 1;
+    }
+    if (!caps_ok) {
+        printf("result: the capability snapshot failed (its lines above say why)\n");
         return 1;
     }
     printf("result: ok\n");
