@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs the softmlx5 benchmarks (and the examples' signal paths,
-# bench/examples/signal_bench.sh) and appends their results, with the machine
+# bench/examples/signal_bench.sh, and the Ethernet UDP echo against a
+# packet-socket echo, bench/eth/echo_bench.sh) and appends their results, with the machine
 # they ran on, to bench/results/softmlx5.csv, then prints this run's rows as
 # a table; then, where a GPU can be used, the device data path's sink
 # benchmark (bench/device/run.sh). Exits non-zero when a target is missed or
@@ -12,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 benches="write_bw write_lat write_lat_spin event_lat write_bibw"
-for b in $benches report tcp_lat; do
+for b in $benches report tcp_lat pkt_echo udp_flood; do
     [ -x "$build/bench/softmlx5_$b" ] || { scripts/build.sh "$build"; break; }
 done
 mkdir -p bench/results
@@ -30,6 +31,10 @@ echo "== perftest latency (UD and RC) against TCP"
 bench/softmlx5/perftest_bench.sh "$build" "$csv" || rc=1
 echo "== the examples' signal paths (CPU execution)"
 bench/examples/signal_bench.sh "$build" "$csv" || rc=1
+echo "== the Ethernet UDP echo against a packet-socket echo (CPU execution; needs root)"
+eth_rc=0
+bench/eth/echo_bench.sh "$build" "$csv" || eth_rc=$?
+[ "$eth_rc" = 0 ] || [ "$eth_rc" = 77 ] || rc=1
 
 echo
 echo "softmlx5 results of this run ($csv):"
