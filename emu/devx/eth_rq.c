@@ -26,9 +26,8 @@ static uint8_t devx_rq_check(struct devx_cmd *c, struct eth_dev *d, const void *
                              struct devx_cq **dcq)
 {
     const void *wq = (const uint8_t *)rqc + PRM_RQC_WQ;
-    struct emu_nic *nic = c->nic;
     uint32_t counter = (uint32_t)PRM_GET(rqc, PRM_RQC_COUNTER_SET_ID);
-    void *pd;
+    uint8_t status;
 
     if (PRM_GET(rqc, PRM_RQC_STATE) != PRM_WQ_STATE_RST)
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_ETH_STATE,
@@ -42,23 +41,13 @@ static uint8_t devx_rq_check(struct devx_cmd *c, struct eth_dev *d, const void *
     if (PRM_GET(wq, PRM_WQ_LOG_WQ_STRIDE) != DEVX_RQ_LOG_STRIDE)
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_ETH_STRIDE,
                          "log_wq_stride: 4 (one 16-byte data segment per receive WQE)");
-    if (PRM_GET(wq, PRM_WQ_LOG_WQ_SZ) > EMU_LOG_MAX_QP_SZ)
-        return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_ETH_LOG_SIZE,
-                         "log_wq_sz above log_max_wq_sz");
-    *dcq = devx_cq_find(devx_dev_of(nic), (uint32_t)PRM_GET(rqc, PRM_RQC_CQN));
-    if (*dcq == NULL)
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_CQN,
-                         "cqn names no CQ made by CREATE_CQ");
+    status = devx_eth_wq_check_cq(c, wq, (uint32_t)PRM_GET(rqc, PRM_RQC_CQN), dcq);
+    if (status != PRM_CMD_STAT_OK)
+        return status;
     if (counter != 0 && (counter > EMU_ETH_MAX_QCOUNTERS || !d->qcounter_used[counter]))
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_COUNTER,
                          "counter_set_id names no Q counter made by ALLOC_Q_COUNTER");
-    pthread_mutex_lock(&nic->lock);
-    pd = emu_table_get(&nic->pds, (uint32_t)PRM_GET(wq, PRM_WQ_PD));
-    pthread_mutex_unlock(&nic->lock);
-    if (pd == NULL)
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_PD,
-                         "pd names no protection domain");
-    return PRM_CMD_STAT_OK;
+    return devx_eth_wq_check_pd(c, wq);
 }
 
 uint8_t devx_create_rq(struct devx_cmd *c)
@@ -86,14 +75,7 @@ uint8_t devx_create_rq(struct devx_cmd *c)
     rq->user_index = (uint32_t)PRM_GET(rqc, PRM_RQC_USER_INDEX);
     rq->counter_set_id = (uint8_t)PRM_GET(rqc, PRM_RQC_COUNTER_SET_ID);
     rq->vsd = PRM_GET(rqc, PRM_RQC_VSD) != 0;
-    rq->pdn = (uint32_t)PRM_GET(wq, PRM_WQ_PD);
-    rq->r.log_size = (uint32_t)PRM_GET(wq, PRM_WQ_LOG_WQ_SZ);
-    rq->r.log_stride = DEVX_RQ_LOG_STRIDE;
-    rq->dbr_offset = PRM_GET(wq, PRM_WQ_DBR_ADDR);
-    rq->wq_umem_id = (uint32_t)PRM_GET(wq, PRM_WQ_WQ_UMEM_ID);
-    rq->wq_offset = PRM_GET(wq, PRM_WQ_WQ_UMEM_OFFSET);
-    rq->dbr_umem_id = PRM_GET(wq, PRM_WQ_DBR_UMEM_VALID) ? (uint32_t)PRM_GET(wq, PRM_WQ_DBR_UMEM_ID)
-                                                         : rq->wq_umem_id;
+    devx_eth_wq_decode(wq, DEVX_RQ_LOG_STRIDE, &rq->wqc, &rq->r);
     status =
             devx_eth_wq_umems(c, wq, (uint64_t)16 << rq->r.log_size, &rq->r, &ring_umem, &dbr_umem);
     if (status != PRM_CMD_STAT_OK) {
@@ -130,17 +112,11 @@ uint8_t devx_modify_rq(struct devx_cmd *c)
     uint8_t to = (uint8_t)PRM_GET(rqc, PRM_RQC_STATE);
     uint64_t bitmask = PRM_GET(c->in, PRM_MODIFY_RQ_IN_MODIFY_BITMASK);
     uint32_t counter = (uint32_t)PRM_GET(rqc, PRM_RQC_COUNTER_SET_ID);
-    struct emu_eth_rq *rq;
+    uint8_t status = PRM_CMD_STAT_OK;
+    struct emu_eth_rq *rq = devx_eth_wq_lock(c, d, rqn, false, &status);
 
-    if (d == NULL)
-        return devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
-    pthread_mutex_lock(&d->lock);
-    rq = emu_eth_rq_find(d, c->nic, rqn);
-    if (rq == NULL) {
-        pthread_mutex_unlock(&d->lock);
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_RQ_UNKNOWN,
-                         "no RQ with this number was made by CREATE_RQ");
-    }
+    if (rq == NULL)
+        return status;
     if (rq->state != from || !devx_eth_wq_transition_ok(from, to)) {
         pthread_mutex_unlock(&d->lock);
         return devx_fail(c, PRM_CMD_STAT_BAD_RES_STATE, DEVX_SYND_ETH_TRANSITION,
@@ -172,36 +148,19 @@ uint8_t devx_query_rq(struct devx_cmd *c)
     struct eth_dev *d = emu_eth_dev(c->nic);
     uint32_t rqn = (uint32_t)PRM_GET(c->in, PRM_QUERY_RQ_IN_RQN);
     void *rqc = devx_out_at(c, PRM_QUERY_RQ_OUT_RQC);
-    void *wq = (uint8_t *)rqc + PRM_RQC_WQ;
-    struct emu_eth_rq *rq;
+    uint8_t status = PRM_CMD_STAT_OK;
+    struct emu_eth_rq *rq = devx_eth_wq_lock(c, d, rqn, false, &status);
 
-    if (d == NULL)
-        return devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
-    pthread_mutex_lock(&d->lock);
-    rq = emu_eth_rq_find(d, c->nic, rqn);
-    if (rq == NULL) {
-        pthread_mutex_unlock(&d->lock);
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_RQ_UNKNOWN,
-                         "no RQ with this number was made by CREATE_RQ");
-    }
+    if (rq == NULL)
+        return status;
     PRM_SET(rqc, PRM_RQC_VSD, rq->vsd);
     PRM_SET(rqc, PRM_RQC_MEM_RQ_TYPE, PRM_RQC_MEM_RQ_TYPE_INLINE);
     PRM_SET(rqc, PRM_RQC_STATE, rq->state);
     PRM_SET(rqc, PRM_RQC_USER_INDEX, rq->user_index);
     PRM_SET(rqc, PRM_RQC_CQN, rq->cqn);
     PRM_SET(rqc, PRM_RQC_COUNTER_SET_ID, rq->counter_set_id);
-    PRM_SET(wq, PRM_WQ_WQ_TYPE, PRM_WQ_TYPE_CYCLIC);
-    PRM_SET(wq, PRM_WQ_PD, rq->pdn);
-    PRM_SET(wq, PRM_WQ_DBR_ADDR, rq->dbr_offset);
-    PRM_SET(wq, PRM_WQ_HW_COUNTER, rq->consumer & 0xffff);
-    PRM_SET(wq, PRM_WQ_SW_COUNTER, rq->posted & 0xffff);
-    PRM_SET(wq, PRM_WQ_LOG_WQ_STRIDE, rq->r.log_stride);
-    PRM_SET(wq, PRM_WQ_LOG_WQ_SZ, rq->r.log_size);
-    PRM_SET(wq, PRM_WQ_DBR_UMEM_VALID, 1);
-    PRM_SET(wq, PRM_WQ_WQ_UMEM_VALID, 1);
-    PRM_SET(wq, PRM_WQ_DBR_UMEM_ID, rq->dbr_umem_id);
-    PRM_SET(wq, PRM_WQ_WQ_UMEM_ID, rq->wq_umem_id);
-    PRM_SET(wq, PRM_WQ_WQ_UMEM_OFFSET, rq->wq_offset);
+    devx_eth_wq_encode((uint8_t *)rqc + PRM_RQC_WQ, &rq->wqc, &rq->r, rq->consumer & 0xffff,
+                       rq->posted & 0xffff);
     pthread_mutex_unlock(&d->lock);
     return PRM_CMD_STAT_OK;
 }
@@ -210,18 +169,12 @@ uint8_t devx_destroy_rq(struct devx_cmd *c)
 {
     struct eth_dev *d = emu_eth_dev(c->nic);
     uint32_t rqn = (uint32_t)PRM_GET(c->in, PRM_DESTROY_RQ_IN_RQN);
+    uint8_t status = PRM_CMD_STAT_OK;
+    struct emu_eth_rq *rq = devx_eth_wq_lock(c, d, rqn, false, &status);
     struct devx_cq *dcq;
-    struct emu_eth_rq *rq;
 
-    if (d == NULL)
-        return devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
-    pthread_mutex_lock(&d->lock);
-    rq = emu_eth_rq_find(d, c->nic, rqn);
-    if (rq == NULL) {
-        pthread_mutex_unlock(&d->lock);
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_RQ_UNKNOWN,
-                         "no RQ with this number was made by CREATE_RQ");
-    }
+    if (rq == NULL)
+        return status;
     if (rq->refs != 0) {
         pthread_mutex_unlock(&d->lock);
         return devx_fail(c, PRM_CMD_STAT_RESOURCE_BUSY, DEVX_SYND_ETH_BUSY,

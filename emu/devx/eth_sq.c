@@ -28,8 +28,7 @@ static uint8_t devx_sq_check(struct devx_cmd *c, struct eth_dev *d, const void *
                              struct devx_cq **dcq)
 {
     const void *wq = (const uint8_t *)sqc + PRM_SQC_WQ;
-    struct emu_nic *nic = c->nic;
-    void *pd;
+    uint8_t status;
 
     if (PRM_GET(sqc, PRM_SQC_STATE) != PRM_WQ_STATE_RST)
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_ETH_STATE,
@@ -40,23 +39,16 @@ static uint8_t devx_sq_check(struct devx_cmd *c, struct eth_dev *d, const void *
     if (PRM_GET(wq, PRM_WQ_LOG_WQ_STRIDE) != DEVX_SQ_LOG_STRIDE)
         return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_ETH_STRIDE,
                          "log_wq_stride: 6 (64-byte basic blocks)");
-    if (PRM_GET(wq, PRM_WQ_LOG_WQ_SZ) > EMU_LOG_MAX_QP_SZ)
-        return devx_fail(c, PRM_CMD_STAT_BAD_PARAM, DEVX_SYND_ETH_LOG_SIZE,
-                         "log_wq_sz above log_max_wq_sz");
-    *dcq = devx_cq_find(devx_dev_of(nic), (uint32_t)PRM_GET(sqc, PRM_SQC_CQN));
-    if (*dcq == NULL)
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_CQN,
-                         "cqn names no CQ made by CREATE_CQ");
+    status = devx_eth_wq_check_cq(c, wq, (uint32_t)PRM_GET(sqc, PRM_SQC_CQN), dcq);
+    if (status != PRM_CMD_STAT_OK)
+        return status;
     if (emu_eth_tis_find(d, (uint32_t)PRM_GET(sqc, PRM_SQC_TIS_NUM_0)) == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_TIS,
                          "tis_num_0 names no TIS made by CREATE_TIS");
-    pthread_mutex_lock(&nic->lock);
-    pd = emu_table_get(&nic->pds, (uint32_t)PRM_GET(wq, PRM_WQ_PD));
-    pthread_mutex_unlock(&nic->lock);
-    if (pd == NULL)
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_PD,
-                         "pd names no protection domain");
-    if (emu_uar_lookup(nic, (uint32_t)PRM_GET(wq, PRM_WQ_UAR_PAGE)) == NULL)
+    status = devx_eth_wq_check_pd(c, wq);
+    if (status != PRM_CMD_STAT_OK)
+        return status;
+    if (emu_uar_lookup(c->nic, (uint32_t)PRM_GET(wq, PRM_WQ_UAR_PAGE)) == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_UAR,
                          "uar_page is not an allocated UAR");
     return PRM_CMD_STAT_OK;
@@ -70,15 +62,8 @@ static void devx_sq_fill(struct emu_eth_sq *sq, const void *sqc)
     sq->tisn = (uint32_t)PRM_GET(sqc, PRM_SQC_TIS_NUM_0);
     sq->user_index = (uint32_t)PRM_GET(sqc, PRM_SQC_USER_INDEX);
     sq->min_inline_mode = (uint8_t)PRM_GET(sqc, PRM_SQC_MIN_WQE_INLINE_MODE);
-    sq->pdn = (uint32_t)PRM_GET(wq, PRM_WQ_PD);
     sq->uar_page = (uint32_t)PRM_GET(wq, PRM_WQ_UAR_PAGE);
-    sq->r.log_size = (uint32_t)PRM_GET(wq, PRM_WQ_LOG_WQ_SZ);
-    sq->r.log_stride = DEVX_SQ_LOG_STRIDE;
-    sq->dbr_offset = PRM_GET(wq, PRM_WQ_DBR_ADDR);
-    sq->wq_umem_id = (uint32_t)PRM_GET(wq, PRM_WQ_WQ_UMEM_ID);
-    sq->wq_offset = PRM_GET(wq, PRM_WQ_WQ_UMEM_OFFSET);
-    sq->dbr_umem_id = PRM_GET(wq, PRM_WQ_DBR_UMEM_VALID) ? (uint32_t)PRM_GET(wq, PRM_WQ_DBR_UMEM_ID)
-                                                         : sq->wq_umem_id;
+    devx_eth_wq_decode(wq, DEVX_SQ_LOG_STRIDE, &sq->wqc, &sq->r);
 }
 
 uint8_t devx_create_sq(struct devx_cmd *c)
@@ -144,31 +129,18 @@ uint8_t devx_create_sq(struct devx_cmd *c)
     return PRM_CMD_STAT_OK;
 }
 
-bool devx_eth_wq_transition_ok(uint8_t from, uint8_t to)
-{
-    if (to == PRM_WQ_STATE_RST || to == PRM_WQ_STATE_ERR)
-        return from == PRM_WQ_STATE_RST || from == PRM_WQ_STATE_RDY || from == PRM_WQ_STATE_ERR;
-    return to == PRM_WQ_STATE_RDY && (from == PRM_WQ_STATE_RST || from == PRM_WQ_STATE_RDY);
-}
-
 uint8_t devx_modify_sq(struct devx_cmd *c)
 {
     struct eth_dev *d = emu_eth_dev(c->nic);
     uint32_t sqn = (uint32_t)PRM_GET(c->in, PRM_MODIFY_SQ_IN_SQN);
     uint8_t from = (uint8_t)PRM_GET(c->in, PRM_MODIFY_SQ_IN_SQ_STATE);
     uint8_t to = (uint8_t)PRM_GET(devx_in_at(c, PRM_MODIFY_SQ_IN_SQC), PRM_SQC_STATE);
-    struct emu_eth_sq *sq;
+    uint8_t status = PRM_CMD_STAT_OK;
+    struct emu_eth_sq *sq = devx_eth_wq_lock(c, d, sqn, true, &status);
     bool kick = false;
 
-    if (d == NULL)
-        return devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
-    pthread_mutex_lock(&d->lock);
-    sq = emu_eth_sq_find(d, c->nic, sqn);
-    if (sq == NULL) {
-        pthread_mutex_unlock(&d->lock);
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_SQ_UNKNOWN,
-                         "no SQ with this number was made by CREATE_SQ");
-    }
+    if (sq == NULL)
+        return status;
     if (sq->state != from || !devx_eth_wq_transition_ok(from, to)) {
         pthread_mutex_unlock(&d->lock);
         return devx_fail(c, PRM_CMD_STAT_BAD_RES_STATE, DEVX_SYND_ETH_TRANSITION,
@@ -196,36 +168,20 @@ uint8_t devx_query_sq(struct devx_cmd *c)
     uint32_t sqn = (uint32_t)PRM_GET(c->in, PRM_QUERY_SQ_IN_SQN);
     void *sqc = devx_out_at(c, PRM_QUERY_SQ_OUT_SQC);
     void *wq = (uint8_t *)sqc + PRM_SQC_WQ;
-    struct emu_eth_sq *sq;
+    uint8_t status = PRM_CMD_STAT_OK;
+    struct emu_eth_sq *sq = devx_eth_wq_lock(c, d, sqn, true, &status);
 
-    if (d == NULL)
-        return devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
-    pthread_mutex_lock(&d->lock);
-    sq = emu_eth_sq_find(d, c->nic, sqn);
-    if (sq == NULL) {
-        pthread_mutex_unlock(&d->lock);
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_SQ_UNKNOWN,
-                         "no SQ with this number was made by CREATE_SQ");
-    }
+    if (sq == NULL)
+        return status;
     PRM_SET(sqc, PRM_SQC_STATE, sq->state);
     PRM_SET(sqc, PRM_SQC_MIN_WQE_INLINE_MODE, sq->min_inline_mode);
     PRM_SET(sqc, PRM_SQC_USER_INDEX, sq->user_index);
     PRM_SET(sqc, PRM_SQC_CQN, sq->cqn);
     PRM_SET(sqc, PRM_SQC_TIS_LST_SZ, 1);
     PRM_SET(sqc, PRM_SQC_TIS_NUM_0, sq->tisn);
-    PRM_SET(wq, PRM_WQ_WQ_TYPE, PRM_WQ_TYPE_CYCLIC);
-    PRM_SET(wq, PRM_WQ_PD, sq->pdn);
     PRM_SET(wq, PRM_WQ_UAR_PAGE, sq->uar_page);
-    PRM_SET(wq, PRM_WQ_DBR_ADDR, sq->dbr_offset);
-    PRM_SET(wq, PRM_WQ_HW_COUNTER, sq->consumer & 0xffff);
-    PRM_SET(wq, PRM_WQ_SW_COUNTER, __atomic_load_n(&sq->posted, __ATOMIC_RELAXED));
-    PRM_SET(wq, PRM_WQ_LOG_WQ_STRIDE, sq->r.log_stride);
-    PRM_SET(wq, PRM_WQ_LOG_WQ_SZ, sq->r.log_size);
-    PRM_SET(wq, PRM_WQ_DBR_UMEM_VALID, 1);
-    PRM_SET(wq, PRM_WQ_WQ_UMEM_VALID, 1);
-    PRM_SET(wq, PRM_WQ_DBR_UMEM_ID, sq->dbr_umem_id);
-    PRM_SET(wq, PRM_WQ_WQ_UMEM_ID, sq->wq_umem_id);
-    PRM_SET(wq, PRM_WQ_WQ_UMEM_OFFSET, sq->wq_offset);
+    devx_eth_wq_encode(wq, &sq->wqc, &sq->r, sq->consumer & 0xffff,
+                       __atomic_load_n(&sq->posted, __ATOMIC_RELAXED));
     pthread_mutex_unlock(&d->lock);
     return PRM_CMD_STAT_OK;
 }
@@ -234,18 +190,14 @@ uint8_t devx_destroy_sq(struct devx_cmd *c)
 {
     struct eth_dev *d = emu_eth_dev(c->nic);
     uint32_t sqn = (uint32_t)PRM_GET(c->in, PRM_DESTROY_SQ_IN_SQN);
+    uint8_t status = PRM_CMD_STAT_OK;
+    struct emu_eth_sq *sq = devx_eth_wq_lock(c, d, sqn, true, &status);
     struct devx_cq *dcq;
-    struct emu_eth_sq *sq;
     struct emu_eth_tis *tis;
 
-    if (d == NULL)
-        return devx_fail(c, PRM_CMD_STAT_NO_RESOURCES, DEVX_SYND_NO_RESOURCES, "out of memory");
-    pthread_mutex_lock(&d->lock);
-    sq = emu_eth_sq_find(d, c->nic, sqn);
-    pthread_mutex_unlock(&d->lock);
     if (sq == NULL)
-        return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_SQ_UNKNOWN,
-                         "no SQ with this number was made by CREATE_SQ");
+        return status;
+    pthread_mutex_unlock(&d->lock);
     /* Its doorbells are no longer watched (the UAR lock is not taken under the eth lock). */
     if (sq->uar_bound) {
         emu_uar_sq_unbind(c->nic, sq);

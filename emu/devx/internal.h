@@ -170,8 +170,26 @@ uint8_t devx_eth_wq_umems(struct devx_cmd *c, const void *wq, uint64_t ring_len,
                           struct emu_eth_ring *r, struct emu_umem **ring_umem,
                           struct emu_umem **dbr_umem);
 
-/* Whether a raw Ethernet SQ or RQ may move from state `from` to `to` (eth_sq.c). */
+/* Whether a raw Ethernet SQ or RQ may move from state `from` to `to` (eth_wq.c). */
 bool devx_eth_wq_transition_ok(uint8_t from, uint8_t to);
+
+struct emu_eth_wqc;
+struct eth_dev;
+/* CREATE_SQ / CREATE_RQ's checks of a wq context: log_wq_sz, the CQ (in *dcq) and the PD. */
+uint8_t devx_eth_wq_check_cq(struct devx_cmd *c, const void *wq, uint32_t cqn,
+                             struct devx_cq **dcq);
+uint8_t devx_eth_wq_check_pd(struct devx_cmd *c, const void *wq);
+/* The wq context into *w and the ring's size (r->log_stride: log_stride) as created. */
+void devx_eth_wq_decode(const void *wq, uint32_t log_stride, struct emu_eth_wqc *w,
+                        struct emu_eth_ring *r);
+/* QUERY_SQ / QUERY_RQ: the wq context as created, and the counters hw and sw. */
+void devx_eth_wq_encode(void *wq, const struct emu_eth_wqc *w, const struct emu_eth_ring *r,
+                        uint32_t hw_counter, uint32_t sw_counter);
+/*
+ * The SQ (sq) or RQ number n of d, with d's lock held; NULL with the lock free and the failure
+ * (no device, no such queue) in *status.
+ */
+void *devx_eth_wq_lock(struct devx_cmd *c, struct eth_dev *d, uint32_t n, bool sq, uint8_t *status);
 
 /* Pointers into the mailboxes. */
 static inline const void *devx_in_at(const struct devx_cmd *c, size_t offset)

@@ -419,7 +419,8 @@ static void eth_rx_one(struct emu_engine *e, struct eth_dev *d, uint8_t *f, uint
         eth_count(d, EMU_ETH_RX_TOO_LONG, 1);
         return;
     }
-    if (emu_mr_get(e->nic, lkey, rq->pdn, addr, len, IBV_ACCESS_LOCAL_WRITE, &mr) != EMU_MR_OK) {
+    if (emu_mr_get(e->nic, lkey, rq->wqc.pdn, addr, len, IBV_ACCESS_LOCAL_WRITE, &mr) !=
+        EMU_MR_OK) {
         eth_count(d, EMU_ETH_RX_BAD_KEY, 1);
         return;
     }
@@ -665,7 +666,7 @@ static int eth_tx_build(struct emu_engine *e, struct emu_eth_sq *sq, uint32_t av
             *why = "the frame is larger than the port's MTU plus its Ethernet header";
             return PRM_CQE_SYNDROME_LOCAL_LENGTH_ERR;
         }
-        if (emu_mr_get(e->nic, lkey, sq->pdn, addr, bc, 0, &mr) != EMU_MR_OK) {
+        if (emu_mr_get(e->nic, lkey, sq->wqc.pdn, addr, bc, 0, &mr) != EMU_MR_OK) {
             *why = "a data segment's key is not valid for its range in the SQ's PD";
             return PRM_CQE_SYNDROME_LOCAL_PROT_ERR;
         }

@@ -60,6 +60,14 @@ struct emu_eth_ring {
     uint32_t log_stride; /* bytes per WQE (RQ) or basic block (SQ): 1 << log_stride */
 };
 
+/* A work queue's PRM wq context as created: its PD (the port checks keys in it), its ring and
+ * doorbell record in their umems (for QUERY_SQ / QUERY_RQ). */
+struct emu_eth_wqc {
+    uint32_t pdn;
+    uint64_t dbr_offset, wq_offset;
+    uint32_t dbr_umem_id, wq_umem_id;
+};
+
 struct emu_eth_sq {
     struct emu_nic *nic;
     uint32_t sqn;
@@ -67,13 +75,11 @@ struct emu_eth_sq {
     struct emu_cq *cq;
     uint32_t cqn;
     uint32_t tisn;
-    uint32_t pdn;
     uint32_t uar_page;
     uint32_t user_index;
     uint8_t min_inline_mode;
     struct emu_eth_ring r;
-    uint64_t dbr_offset, wq_offset; /* as created, for QUERY_SQ */
-    uint32_t dbr_umem_id, wq_umem_id;
+    struct emu_eth_wqc wqc;
     void *umem_ring, *umem_dbr; /* struct emu_umem held by DevX */
     /* The port's side (eth lock). */
     uint32_t consumer;    /* basic-block counter of the next WQE to execute */
@@ -94,13 +100,11 @@ struct emu_eth_rq {
     uint8_t state;
     struct emu_cq *cq;
     uint32_t cqn;
-    uint32_t pdn;
     uint32_t user_index;
     uint8_t counter_set_id; /* 0: none */
     bool vsd;
     struct emu_eth_ring r;
-    uint64_t dbr_offset, wq_offset;
-    uint32_t dbr_umem_id, wq_umem_id;
+    struct emu_eth_wqc wqc;
     void *umem_ring, *umem_dbr;
     int refs;          /* TIRs and RQTs naming it */
     uint32_t consumer; /* next WQE the port fills (16-bit counter space) */

@@ -122,8 +122,8 @@ static void ex_usage(const struct ex_info *ex, FILE *out)
 }
 
 /* A decimal number in [min, max]; 0 on success. */
-static int ex_number(const char *opt, const char *s, unsigned long min, unsigned long max,
-                     unsigned long *out)
+int ex_number(const char *opt, const char *s, unsigned long min, unsigned long max,
+              unsigned long *out)
 {
     char *end = NULL;
     unsigned long v;
@@ -135,6 +135,19 @@ static int ex_number(const char *opt, const char *s, unsigned long min, unsigned
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+int ex_parse_exec(const char *s, enum ex_exec *exec)
+{
+    if (strcmp(s, "gpu") == 0) {
+        *exec = EX_EXEC_GPU;
+    } else if (strcmp(s, "cpu") == 0) {
+        *exec = EX_EXEC_CPU;
+    } else {
+        EX_ERR("--exec '%s': expected gpu or cpu", s);
+        return -1;
+    }
     return 0;
 }
 
@@ -226,14 +239,8 @@ int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_arg
             a->port = (uint16_t)v;
             break;
         case 'x':
-            if (strcmp(optarg, "gpu") == 0) {
-                a->exec = EX_EXEC_GPU;
-            } else if (strcmp(optarg, "cpu") == 0) {
-                a->exec = EX_EXEC_CPU;
-            } else {
-                EX_ERR("--exec '%s': expected gpu or cpu", optarg);
+            if (ex_parse_exec(optarg, &a->exec) != 0)
                 return -1;
-            }
             break;
         case 'h':
             ex_usage(ex, stdout);

@@ -73,7 +73,7 @@ struct ex_args {
     enum doca_gpu_dev_verbs_nic_handler nic_handler; /* -p */
     enum ex_exec exec;                               /* --exec */
     uint8_t gid_index;                               /* -l */
-    uint16_t port; /* -P: out-of-band TCP port (server: 0 picks a free one) */
+    uint16_t port;        /* -P: out-of-band TCP port (server: 0 picks a free one) */
     uint32_t data_direct; /* -z 1: GPU buffers registered through the NIC's Data Direct device */
 };
 
@@ -82,6 +82,13 @@ struct ex_args {
  * (printed; exit successfully), -1 on a bad command line (reported).
  */
 int ex_parse_args(const struct ex_info *ex, int argc, char **argv, struct ex_args *a);
+
+/* The argument s of option opt as a number from min to max; -1 (reported) when it is not one. */
+int ex_number(const char *opt, const char *s, unsigned long min, unsigned long max,
+              unsigned long *out);
+
+/* --exec's argument: gpu or cpu; -1 (reported) for anything else. */
+int ex_parse_exec(const char *s, enum ex_exec *exec);
 
 /* ---- Signals and time ----------------------------------------------------------------------- */
 

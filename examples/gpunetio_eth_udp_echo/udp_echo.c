@@ -110,22 +110,6 @@ static void echo_usage(FILE *out)
             ECHO_NAME, ECHO_MAX_QUEUES, ECHO_DEFAULT_RING);
 }
 
-static int echo_number(const char *opt, const char *s, unsigned long min, unsigned long max,
-                       unsigned long *out)
-{
-    char *end = NULL;
-    unsigned long v;
-
-    errno = 0;
-    v = strtoul(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max) {
-        EX_ERR("%s '%s': expected a number from %lu to %lu", opt, s, min, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* 0 to run, 1 when the usage was asked for, -1 on a bad command line (reported). */
 static int echo_parse_args(int argc, char **argv, struct echo_args *a)
 {
@@ -151,17 +135,17 @@ static int echo_parse_args(int argc, char **argv, struct echo_args *a)
             a->gpu = optarg;
             break;
         case 'u':
-            if (echo_number("-u", optarg, 1, 65535, &v) != 0)
+            if (ex_number("-u", optarg, 1, 65535, &v) != 0)
                 return -1;
             a->port = (uint16_t)v;
             break;
         case 'q':
-            if (echo_number("-q", optarg, 1, ECHO_MAX_QUEUES, &v) != 0)
+            if (ex_number("-q", optarg, 1, ECHO_MAX_QUEUES, &v) != 0)
                 return -1;
             a->queues = (uint32_t)v;
             break;
         case 'r':
-            if (echo_number("-r", optarg, 8, 65536, &v) != 0)
+            if (ex_number("-r", optarg, 8, 65536, &v) != 0)
                 return -1;
             a->ring = (uint32_t)v;
             break;
@@ -176,14 +160,8 @@ static int echo_parse_args(int argc, char **argv, struct echo_args *a)
             }
             break;
         case 'x':
-            if (strcmp(optarg, "gpu") == 0) {
-                a->exec = EX_EXEC_GPU;
-            } else if (strcmp(optarg, "cpu") == 0) {
-                a->exec = EX_EXEC_CPU;
-            } else {
-                EX_ERR("--exec '%s': expected gpu or cpu", optarg);
+            if (ex_parse_exec(optarg, &a->exec) != 0)
                 return -1;
-            }
             break;
         case 'h':
             echo_usage(stdout);

@@ -15,15 +15,6 @@
 #include "prm/prm_hca_cap.h"
 #include "prm/prm_vport.h"
 
-static doca_error_t caps_group(struct ibv_context *ctx, unsigned int type, uint8_t *out)
-{
-    uint8_t in[PRM_QUERY_HCA_CAP_IN_SIZE] = {0};
-
-    PRM_SET(in, PRM_CMD_OPCODE, PRM_CMD_QUERY_HCA_CAP);
-    PRM_SET(in, PRM_CMD_OP_MOD, PRM_HCA_CAP_OP_MOD(type, 1));
-    return verbs_devx_general(ctx, in, sizeof(in), out, PRM_QUERY_HCA_CAP_OUT_SIZE);
-}
-
 /* The vport's MAC and MTU; false when the device does not answer. */
 static bool caps_vport(struct ibv_context *ctx, struct eth_caps *caps)
 {
@@ -66,7 +57,7 @@ doca_error_t eth_caps_query(struct ibv_context *ctx, struct eth_caps *caps)
         return DOCA_ERROR_NO_MEMORY;
     }
     cap = PRM_AT(out, PRM_QUERY_HCA_CAP_OUT_CAPABILITY);
-    err = caps_group(ctx, PRM_HCA_CAP_TYPE_GENERAL, out);
+    err = verbs_query_cap_group(ctx, PRM_HCA_CAP_TYPE_GENERAL, out);
     if (err == DOCA_SUCCESS) {
         caps->eth_net_offloads = PRM_GET(cap, PRM_HCA_CAP_ETH_NET_OFFLOADS) != 0;
         caps->nic_flow_table = PRM_GET(cap, PRM_HCA_CAP_NIC_FLOW_TABLE) != 0;
@@ -76,7 +67,7 @@ doca_error_t eth_caps_query(struct ibv_context *ctx, struct eth_caps *caps)
         caps->q_counters = PRM_GET(cap, PRM_HCA_CAP_MAX_QP_CNT) != 0;
     }
     if (err == DOCA_SUCCESS && caps->eth_net_offloads &&
-        caps_group(ctx, PRM_HCA_CAP_TYPE_ETHERNET_OFFLOADS, out) == DOCA_SUCCESS) {
+        verbs_query_cap_group(ctx, PRM_HCA_CAP_TYPE_ETHERNET_OFFLOADS, out) == DOCA_SUCCESS) {
         caps->csum_cap = PRM_GET(cap, PRM_ETH_CAP_CSUM_CAP) != 0;
         caps->wqe_inline_mode = (uint8_t)PRM_GET(cap, PRM_ETH_CAP_WQE_INLINE_MODE);
     }

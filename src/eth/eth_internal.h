@@ -4,7 +4,7 @@
  * needs (devinfo and device registry in dev.c, contexts in ctx.c, memory
  * maps in mmap.c, buffer arrays in buf_arr.c), the device capabilities the
  * queues and their cap calls read (caps.c), queue memory (queue_mem.c), and
- * the queues (rxq.c, txq.c) and steering (flow.c).
+ * the queues (rxq.c, txq.c, what they share in queue.c) and steering (flow.c).
  *
  * These objects live in src/eth rather than src/core: src/core is the layer
  * below everything (errors, log, dlopen tables), while these are made of
@@ -210,6 +210,42 @@ struct doca_eth_txq {
     uint32_t sqn;
     struct doca_gpu_eth_txq *handle;
 };
+
+/* ---- What both queues share (queue.c) ---------------------------------------------------------
+ * q: the queue's context, its first member (NULL for a NULL queue); name: the queue parameter's
+ * name ("eth_rxq"); call: the DOCA call, named in the lines logged.
+ */
+
+/* SUCCESS for a queue being configured: not NULL and its context IDLE. */
+doca_error_t eth_queue_settable(const struct doca_ctx *q, const char *name, const char *call);
+/* eth_queue_settable, and count (of unit: "packets") not 0. */
+doca_error_t eth_queue_settable_count(const struct doca_ctx *q, const char *name, const char *call,
+                                      uint32_t count, const char *unit);
+/* eth_queue_settable, and type a memory type the rings of a GPU data path may go in. */
+doca_error_t eth_queue_settable_mem_type(const struct doca_ctx *q, const char *name,
+                                         const char *call, enum doca_gpu_mem_type type);
+/* q, or NULL (logged) for a NULL queue. */
+struct doca_ctx *eth_queue_as_ctx(struct doca_ctx *q, const char *name, const char *call);
+/* The end of a destroy (q not NULL): BAD_STATE for a started queue; else drops the packet
+ * buffer's mmap (NULL: none) and the device, and frees the queue. */
+doca_error_t eth_queue_destroy(struct doca_ctx *q, struct eth_dev *edev, struct doca_mmap *mmap,
+                               const char *call);
+/* get_gpu_handle's check (q not NULL): BAD_STATE unless started with a handle. */
+doca_error_t eth_queue_gpu_handle(const struct doca_ctx *q, const void *handle, const char *call);
+/* doca_ctx_start's checks: the device has Ethernet queues (dir "receive" or "send", cap_call the
+ * cap call that says so), and max_burst WQEs (rounded up to 1 << *log_n) fit its queues. */
+doca_error_t eth_queue_check_eth(const struct eth_caps *caps, const char *dev_name, const char *dir,
+                                 const char *cap_call);
+doca_error_t eth_queue_check_burst(const struct eth_caps *caps, const char *dev_name,
+                                   uint32_t max_burst, const char *cap_call, uint32_t *log_n);
+/* Where the rings go: host memory for CPU threads (gpu NULL), else by the queue's mtype. */
+enum eth_mem_kind eth_queue_mem_kind(const doca_gpu_t *gpu, enum doca_gpu_mem_type mtype);
+/* "GPU", "pinned host" or "host", for the start's log line. */
+const char *eth_mem_kind_name(enum eth_mem_kind kind);
+/* The queue memory (wq_bytes of ring, a CQ of 1 << log_n entries) and its CQ. */
+doca_error_t eth_queue_rings(struct eth_dev *edev, doca_gpu_t *gpu, enum eth_mem_kind kind,
+                             size_t wq_bytes, uint32_t log_n, struct eth_qmem *mem,
+                             doca_verbs_cq_t **cq, uint32_t *cqn);
 
 /* The RQ's direct TIR (started queue) for flow.c. */
 static inline struct mlx5dv_devx_obj *eth_rxq_tir(const struct doca_eth_rxq *rxq)

@@ -24,14 +24,16 @@ static doca_error_t rxq_stop(struct doca_ctx *ctx);
 static const struct eth_ctx_ops rxq_ops = {
         .kind = "doca_eth_rxq", .start = rxq_start, .stop = rxq_stop};
 
+/* The queue's context (its first member), NULL for a NULL queue. */
+static const struct doca_ctx *rxq_ctx(const struct doca_eth_rxq *rxq)
+{
+    return (const void *)rxq;
+}
+
 /* A queue being configured: exists and its context is IDLE. */
 static doca_error_t rxq_settable(const struct doca_eth_rxq *rxq, const char *call)
 {
-    if (rxq == NULL) {
-        DOCA_LOG_ERR("%s: eth_rxq is NULL", call);
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    return eth_ctx_idle(&rxq->ctx, call);
+    return eth_queue_settable(rxq_ctx(rxq), "eth_rxq", call);
 }
 
 static uint32_t rxq_stride(uint32_t max_packet_size)
@@ -91,28 +93,15 @@ doca_error_t doca_eth_rxq_destroy(struct doca_eth_rxq *eth_rxq)
                      flows);
         return DOCA_ERROR_IN_USE;
     }
-    if (eth_rxq->ctx.state != DOCA_CTX_STATE_IDLE) {
-        DOCA_LOG_ERR("doca_eth_rxq_destroy: the queue's context is started and its GPU handle "
-                     "alive: stop the context first (doca_ctx_stop, once the kernels using the "
-                     "handle are done), then doca_eth_rxq_destroy");
-        return DOCA_ERROR_BAD_STATE;
-    }
-    if (eth_rxq->mmap != NULL)
-        atomic_fetch_sub(&eth_rxq->mmap->refs, 1);
-    verbs_dev_put(eth_rxq->edev->dev);
-    free(eth_rxq);
-    return DOCA_SUCCESS;
+    return eth_queue_destroy(&eth_rxq->ctx, eth_rxq->edev, eth_rxq->mmap, "doca_eth_rxq_destroy");
 }
 
 struct doca_ctx *doca_eth_rxq_as_doca_ctx(struct doca_eth_rxq *eth_rxq)
 {
     DGN_SDK_ROUTE(doca_eth_rxq_as_doca_ctx, (eth_rxq), NULL);
 
-    if (eth_rxq == NULL) {
-        DOCA_LOG_ERR("doca_eth_rxq_as_doca_ctx: eth_rxq is NULL");
-        return NULL;
-    }
-    return &eth_rxq->ctx;
+    return eth_queue_as_ctx((struct doca_ctx *)(void *)eth_rxq, "eth_rxq",
+                            "doca_eth_rxq_as_doca_ctx");
 }
 
 doca_error_t doca_eth_rxq_set_max_burst_size(struct doca_eth_rxq *eth_rxq, uint32_t max_burst_size)
@@ -120,16 +109,13 @@ doca_error_t doca_eth_rxq_set_max_burst_size(struct doca_eth_rxq *eth_rxq, uint3
     DGN_SDK_ROUTE(doca_eth_rxq_set_max_burst_size, (eth_rxq, max_burst_size),
                   DOCA_ERROR_NOT_SUPPORTED);
 
-    doca_error_t err = rxq_settable(eth_rxq, "doca_eth_rxq_set_max_burst_size");
+    doca_error_t err =
+            eth_queue_settable_count(rxq_ctx(eth_rxq), "eth_rxq", "doca_eth_rxq_set_max_burst_size",
+                                     max_burst_size, "packets");
 
-    if (err != DOCA_SUCCESS)
-        return err;
-    if (max_burst_size == 0) {
-        DOCA_LOG_ERR("doca_eth_rxq_set_max_burst_size: 0 packets");
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    eth_rxq->max_burst = max_burst_size;
-    return DOCA_SUCCESS;
+    if (err == DOCA_SUCCESS)
+        eth_rxq->max_burst = max_burst_size;
+    return err;
 }
 
 doca_error_t doca_eth_rxq_set_max_packet_size(struct doca_eth_rxq *eth_rxq,
@@ -138,16 +124,13 @@ doca_error_t doca_eth_rxq_set_max_packet_size(struct doca_eth_rxq *eth_rxq,
     DGN_SDK_ROUTE(doca_eth_rxq_set_max_packet_size, (eth_rxq, max_packet_size),
                   DOCA_ERROR_NOT_SUPPORTED);
 
-    doca_error_t err = rxq_settable(eth_rxq, "doca_eth_rxq_set_max_packet_size");
+    doca_error_t err =
+            eth_queue_settable_count(rxq_ctx(eth_rxq), "eth_rxq",
+                                     "doca_eth_rxq_set_max_packet_size", max_packet_size, "bytes");
 
-    if (err != DOCA_SUCCESS)
-        return err;
-    if (max_packet_size == 0) {
-        DOCA_LOG_ERR("doca_eth_rxq_set_max_packet_size: 0 bytes");
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    eth_rxq->max_pkt = max_packet_size;
-    return DOCA_SUCCESS;
+    if (err == DOCA_SUCCESS)
+        eth_rxq->max_pkt = max_packet_size;
+    return err;
 }
 
 doca_error_t doca_eth_rxq_set_max_recv_buf_list_len(struct doca_eth_rxq *eth_rxq,
@@ -287,19 +270,17 @@ doca_error_t doca_eth_rxq_get_gpu_handle(const struct doca_eth_rxq *eth_rxq,
 {
     DGN_SDK_ROUTE(doca_eth_rxq_get_gpu_handle, (eth_rxq, eth_rxq_ext), DOCA_ERROR_NOT_SUPPORTED);
 
+    doca_error_t err;
+
     if (eth_rxq == NULL || eth_rxq_ext == NULL) {
         DOCA_LOG_ERR("eth_rxq (%p) and eth_rxq_ext (%p) must not be NULL", (const void *)eth_rxq,
                      (void *)eth_rxq_ext);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if (eth_rxq->ctx.state != DOCA_CTX_STATE_RUNNING || eth_rxq->handle == NULL) {
-        DOCA_LOG_ERR("doca_eth_rxq_get_gpu_handle: the queue's context is not started: the order "
-                     "is doca_ctx_set_datapath_on_gpu, doca_ctx_start, then get_gpu_handle (the "
-                     "handle lives until doca_ctx_stop)");
-        return DOCA_ERROR_BAD_STATE;
-    }
-    *eth_rxq_ext = eth_rxq->handle;
-    return DOCA_SUCCESS;
+    err = eth_queue_gpu_handle(&eth_rxq->ctx, eth_rxq->handle, "doca_eth_rxq_get_gpu_handle");
+    if (err == DOCA_SUCCESS)
+        *eth_rxq_ext = eth_rxq->handle;
+    return err;
 }
 
 doca_error_t doca_eth_rxq_gpu_set_rq_mem_type(struct doca_eth_rxq *eth_rxq,
@@ -308,18 +289,12 @@ doca_error_t doca_eth_rxq_gpu_set_rq_mem_type(struct doca_eth_rxq *eth_rxq,
     DGN_SDK_ROUTE(doca_eth_rxq_gpu_set_rq_mem_type, (eth_rxq, rq_mem_type),
                   DOCA_ERROR_NOT_SUPPORTED);
 
-    doca_error_t err = rxq_settable(eth_rxq, "doca_eth_rxq_gpu_set_rq_mem_type");
+    doca_error_t err = eth_queue_settable_mem_type(rxq_ctx(eth_rxq), "eth_rxq",
+                                                   "doca_eth_rxq_gpu_set_rq_mem_type", rq_mem_type);
 
-    if (err != DOCA_SUCCESS)
-        return err;
-    if (rq_mem_type != DOCA_GPU_MEM_TYPE_GPU && rq_mem_type != DOCA_GPU_MEM_TYPE_CPU_GPU) {
-        DOCA_LOG_ERR("doca_eth_rxq_gpu_set_rq_mem_type: %s: the rings go in "
-                     "DOCA_GPU_MEM_TYPE_GPU or DOCA_GPU_MEM_TYPE_CPU_GPU",
-                     gpunetio_mem_type_name(rq_mem_type));
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    eth_rxq->mtype = rq_mem_type;
-    return DOCA_SUCCESS;
+    if (err == DOCA_SUCCESS)
+        eth_rxq->mtype = rq_mem_type;
+    return err;
 }
 
 doca_error_t doca_eth_rxq_gpu_enable_mcst_qp(struct doca_eth_rxq *eth_rxq)
@@ -488,22 +463,14 @@ static doca_error_t rxq_check(struct doca_eth_rxq *rxq, const struct eth_caps *c
 {
     const char *dev_name = rxq->edev->info.ibdev_name;
     uint64_t need;
+    doca_error_t err;
 
-    if (!caps->eth_net_offloads || !caps->eth_link) {
-        DOCA_LOG_ERR("doca_ctx_start: DOCA axis: %s cannot expose an Ethernet receive queue (%s); "
-                     "doca_eth_rxq_cap_is_type_supported says so",
-                     dev_name,
-                     !caps->eth_link ? "its port's link layer is not Ethernet"
-                                     : "QUERY_HCA_CAP eth_net_offloads is 0");
-        return DOCA_ERROR_NOT_SUPPORTED;
-    }
-    *log_n = eth_log2_ceil(rxq->max_burst);
-    if (caps->log_max_wq_sz != 0 && *log_n > caps->log_max_wq_sz) {
-        DOCA_LOG_ERR("doca_ctx_start: DOCA axis: max_burst_size %u is more than %s's %u WQEs "
-                     "(doca_eth_rxq_cap_get_max_burst_size)",
-                     rxq->max_burst, dev_name, 1u << caps->log_max_wq_sz);
-        return DOCA_ERROR_NOT_SUPPORTED;
-    }
+    err = eth_queue_check_eth(caps, dev_name, "receive", "doca_eth_rxq_cap_is_type_supported");
+    if (err == DOCA_SUCCESS)
+        err = eth_queue_check_burst(caps, dev_name, rxq->max_burst,
+                                    "doca_eth_rxq_cap_get_max_burst_size", log_n);
+    if (err != DOCA_SUCCESS)
+        return err;
     *stride = rxq_stride(rxq->max_pkt);
     if (rxq->mmap == NULL) {
         DOCA_LOG_ERR("doca_ctx_start: the receive queue has no packet buffer: call "
@@ -557,9 +524,7 @@ static doca_error_t rxq_start(struct doca_ctx *ctx)
     if (err != DOCA_SUCCESS)
         return err;
     n = 1u << log_n;
-    kind = gpu == NULL                               ? ETH_MEM_HOST
-           : rxq->mtype == DOCA_GPU_MEM_TYPE_CPU_GPU ? ETH_MEM_PINNED
-                                                     : ETH_MEM_GPU;
+    kind = eth_queue_mem_kind(gpu, rxq->mtype);
     pkt = (uint8_t *)rxq->mmap->addr + rxq->pkt_offset;
     if (gpu != NULL && !rxq->mmap->gpu) {
         const struct core_cuda_ops *cuda;
@@ -575,12 +540,8 @@ static doca_error_t rxq_start(struct doca_ctx *ctx)
     }
     err = eth_dev_td(rxq->edev, &tdn);
     if (err == DOCA_SUCCESS)
-        err = eth_qmem_alloc(rxq->edev->dev, gpu, kind, (size_t)n * GDAKI_ETH_RQ_WQE_SIZE,
-                             (size_t)n * VERBS_CQE_SIZE, &rxq->mem);
-    if (err == DOCA_SUCCESS)
-        err = eth_qmem_cq(rxq->edev->dev, &rxq->mem, log_n, &rxq->cq);
-    if (err == DOCA_SUCCESS)
-        err = doca_verbs_cq_get_cqn(rxq->cq, &cqn);
+        err = eth_queue_rings(rxq->edev, gpu, kind, (size_t)n * GDAKI_ETH_RQ_WQE_SIZE, log_n,
+                              &rxq->mem, &rxq->cq, &cqn);
     if (err == DOCA_SUCCESS)
         err = rxq_alloc_counter(rxq, caps);
     if (err == DOCA_SUCCESS)
@@ -614,10 +575,7 @@ static doca_error_t rxq_start(struct doca_ctx *ctx)
     DOCA_LOG_INFO("rxq %p started on %s: RQ 0x%x, CQ 0x%x, TIR 0x%x, %u slots of %u bytes, rings "
                   "in %s memory, data path on %s",
                   (void *)rxq, rxq->edev->info.ibdev_name, rxq->rqn, cqn, rxq->tirn, n, stride,
-                  kind == ETH_MEM_GPU      ? "GPU"
-                  : kind == ETH_MEM_PINNED ? "pinned host"
-                                           : "host",
-                  gpu != NULL ? gpu->bus_id : "CPU threads");
+                  eth_mem_kind_name(kind), gpu != NULL ? gpu->bus_id : "CPU threads");
     return DOCA_SUCCESS;
 }
 

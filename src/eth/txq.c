@@ -22,13 +22,16 @@ static doca_error_t txq_stop(struct doca_ctx *ctx);
 static const struct eth_ctx_ops txq_ops = {
         .kind = "doca_eth_txq", .start = txq_start, .stop = txq_stop};
 
+/* The queue's context (its first member), NULL for a NULL queue. */
+static const struct doca_ctx *txq_ctx(const struct doca_eth_txq *txq)
+{
+    return (const void *)txq;
+}
+
+/* A queue being configured: exists and its context is IDLE. */
 static doca_error_t txq_settable(const struct doca_eth_txq *txq, const char *call)
 {
-    if (txq == NULL) {
-        DOCA_LOG_ERR("%s: eth_txq is NULL", call);
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    return eth_ctx_idle(&txq->ctx, call);
+    return eth_queue_settable(txq_ctx(txq), "eth_txq", call);
 }
 
 doca_error_t doca_eth_txq_create(struct doca_dev *dev, uint32_t max_burst_size,
@@ -70,26 +73,15 @@ doca_error_t doca_eth_txq_destroy(struct doca_eth_txq *eth_txq)
         DOCA_LOG_ERR("eth_txq is NULL");
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if (eth_txq->ctx.state != DOCA_CTX_STATE_IDLE) {
-        DOCA_LOG_ERR("doca_eth_txq_destroy: the queue's context is started and its GPU handle "
-                     "alive: stop the context first (doca_ctx_stop, once the kernels using the "
-                     "handle are done), then doca_eth_txq_destroy");
-        return DOCA_ERROR_BAD_STATE;
-    }
-    verbs_dev_put(eth_txq->edev->dev);
-    free(eth_txq);
-    return DOCA_SUCCESS;
+    return eth_queue_destroy(&eth_txq->ctx, eth_txq->edev, NULL, "doca_eth_txq_destroy");
 }
 
 struct doca_ctx *doca_eth_txq_as_doca_ctx(struct doca_eth_txq *eth_txq)
 {
     DGN_SDK_ROUTE(doca_eth_txq_as_doca_ctx, (eth_txq), NULL);
 
-    if (eth_txq == NULL) {
-        DOCA_LOG_ERR("doca_eth_txq_as_doca_ctx: eth_txq is NULL");
-        return NULL;
-    }
-    return &eth_txq->ctx;
+    return eth_queue_as_ctx((struct doca_ctx *)(void *)eth_txq, "eth_txq",
+                            "doca_eth_txq_as_doca_ctx");
 }
 
 doca_error_t doca_eth_txq_set_max_burst_size(struct doca_eth_txq *eth_txq, uint32_t max_burst_size)
@@ -97,16 +89,13 @@ doca_error_t doca_eth_txq_set_max_burst_size(struct doca_eth_txq *eth_txq, uint3
     DGN_SDK_ROUTE(doca_eth_txq_set_max_burst_size, (eth_txq, max_burst_size),
                   DOCA_ERROR_NOT_SUPPORTED);
 
-    doca_error_t err = txq_settable(eth_txq, "doca_eth_txq_set_max_burst_size");
+    doca_error_t err =
+            eth_queue_settable_count(txq_ctx(eth_txq), "eth_txq", "doca_eth_txq_set_max_burst_size",
+                                     max_burst_size, "packets");
 
-    if (err != DOCA_SUCCESS)
-        return err;
-    if (max_burst_size == 0) {
-        DOCA_LOG_ERR("doca_eth_txq_set_max_burst_size: 0 packets");
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    eth_txq->max_burst = max_burst_size;
-    return DOCA_SUCCESS;
+    if (err == DOCA_SUCCESS)
+        eth_txq->max_burst = max_burst_size;
+    return err;
 }
 
 doca_error_t doca_eth_txq_set_max_send_buf_list_len(struct doca_eth_txq *eth_txq,
@@ -217,18 +206,12 @@ doca_error_t doca_eth_txq_gpu_set_sq_mem_type(struct doca_eth_txq *eth_txq,
     DGN_SDK_ROUTE(doca_eth_txq_gpu_set_sq_mem_type, (eth_txq, sq_mem_type),
                   DOCA_ERROR_NOT_SUPPORTED);
 
-    doca_error_t err = txq_settable(eth_txq, "doca_eth_txq_gpu_set_sq_mem_type");
+    doca_error_t err = eth_queue_settable_mem_type(txq_ctx(eth_txq), "eth_txq",
+                                                   "doca_eth_txq_gpu_set_sq_mem_type", sq_mem_type);
 
-    if (err != DOCA_SUCCESS)
-        return err;
-    if (sq_mem_type != DOCA_GPU_MEM_TYPE_GPU && sq_mem_type != DOCA_GPU_MEM_TYPE_CPU_GPU) {
-        DOCA_LOG_ERR("doca_eth_txq_gpu_set_sq_mem_type: %s: the rings go in "
-                     "DOCA_GPU_MEM_TYPE_GPU or DOCA_GPU_MEM_TYPE_CPU_GPU",
-                     gpunetio_mem_type_name(sq_mem_type));
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    eth_txq->mtype = sq_mem_type;
-    return DOCA_SUCCESS;
+    if (err == DOCA_SUCCESS)
+        eth_txq->mtype = sq_mem_type;
+    return err;
 }
 
 doca_error_t doca_eth_txq_gpu_set_completion_on_gpu(struct doca_eth_txq *eth_txq)
@@ -243,19 +226,17 @@ doca_error_t doca_eth_txq_get_gpu_handle(const struct doca_eth_txq *eth_txq,
 {
     DGN_SDK_ROUTE(doca_eth_txq_get_gpu_handle, (eth_txq, eth_txq_ext), DOCA_ERROR_NOT_SUPPORTED);
 
+    doca_error_t err;
+
     if (eth_txq == NULL || eth_txq_ext == NULL) {
         DOCA_LOG_ERR("eth_txq (%p) and eth_txq_ext (%p) must not be NULL", (const void *)eth_txq,
                      (void *)eth_txq_ext);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if (eth_txq->ctx.state != DOCA_CTX_STATE_RUNNING || eth_txq->handle == NULL) {
-        DOCA_LOG_ERR("doca_eth_txq_get_gpu_handle: the queue's context is not started: the order "
-                     "is doca_ctx_set_datapath_on_gpu, doca_ctx_start, then get_gpu_handle (the "
-                     "handle lives until doca_ctx_stop)");
-        return DOCA_ERROR_BAD_STATE;
-    }
-    *eth_txq_ext = eth_txq->handle;
-    return DOCA_SUCCESS;
+    err = eth_queue_gpu_handle(&eth_txq->ctx, eth_txq->handle, "doca_eth_txq_get_gpu_handle");
+    if (err == DOCA_SUCCESS)
+        *eth_txq_ext = eth_txq->handle;
+    return err;
 }
 
 /* ---- Start and stop ---------------------------------------------------------------------- */
@@ -350,29 +331,19 @@ static doca_error_t txq_check(struct doca_eth_txq *txq, const struct eth_caps *c
                               uint32_t *log_n)
 {
     const char *dev_name = txq->edev->info.ibdev_name;
+    doca_error_t err;
 
-    if (!caps->eth_net_offloads || !caps->eth_link) {
-        DOCA_LOG_ERR("doca_ctx_start: DOCA axis: %s cannot expose an Ethernet send queue (%s); "
-                     "doca_eth_txq_cap_is_type_supported says so",
-                     dev_name,
-                     !caps->eth_link ? "its port's link layer is not Ethernet"
-                                     : "QUERY_HCA_CAP eth_net_offloads is 0");
-        return DOCA_ERROR_NOT_SUPPORTED;
-    }
+    err = eth_queue_check_eth(caps, dev_name, "send", "doca_eth_txq_cap_is_type_supported");
+    if (err != DOCA_SUCCESS)
+        return err;
     if ((txq->l3_csum || txq->l4_csum) && !caps->csum_cap) {
         DOCA_LOG_ERR("doca_ctx_start: DOCA axis: %s has no checksum offload (csum_cap 0): turn "
                      "doca_eth_txq_set_l3/l4_chksum_offload off",
                      dev_name);
         return DOCA_ERROR_NOT_SUPPORTED;
     }
-    *log_n = eth_log2_ceil(txq->max_burst);
-    if (caps->log_max_wq_sz != 0 && *log_n > caps->log_max_wq_sz) {
-        DOCA_LOG_ERR("doca_ctx_start: DOCA axis: max_burst_size %u is more than %s's %u WQEs "
-                     "(doca_eth_txq_cap_get_max_burst_size)",
-                     txq->max_burst, dev_name, 1u << caps->log_max_wq_sz);
-        return DOCA_ERROR_NOT_SUPPORTED;
-    }
-    return DOCA_SUCCESS;
+    return eth_queue_check_burst(caps, dev_name, txq->max_burst,
+                                 "doca_eth_txq_cap_get_max_burst_size", log_n);
 }
 
 /* The UAR: the doorbell register's address for the data path, and the page number. */
@@ -430,19 +401,13 @@ static doca_error_t txq_start(struct doca_ctx *ctx)
     if (err != DOCA_SUCCESS)
         return err;
     n = 1u << log_n;
-    kind = gpu == NULL                               ? ETH_MEM_HOST
-           : txq->mtype == DOCA_GPU_MEM_TYPE_CPU_GPU ? ETH_MEM_PINNED
-                                                     : ETH_MEM_GPU;
+    kind = eth_queue_mem_kind(gpu, txq->mtype);
     err = eth_dev_td(txq->edev, &tdn);
     if (err == DOCA_SUCCESS)
         err = txq_uar(txq, &db, &uar_page);
     if (err == DOCA_SUCCESS)
-        err = eth_qmem_alloc(txq->edev->dev, gpu, kind, (size_t)n * VERBS_SQ_STRIDE,
-                             (size_t)n * VERBS_CQE_SIZE, &txq->mem);
-    if (err == DOCA_SUCCESS)
-        err = eth_qmem_cq(txq->edev->dev, &txq->mem, log_n, &txq->cq);
-    if (err == DOCA_SUCCESS)
-        err = doca_verbs_cq_get_cqn(txq->cq, &cqn);
+        err = eth_queue_rings(txq->edev, gpu, kind, (size_t)n * VERBS_SQ_STRIDE, log_n, &txq->mem,
+                              &txq->cq, &cqn);
     if (err == DOCA_SUCCESS)
         err = txq_create_tis(txq, tdn);
     if (err == DOCA_SUCCESS)
@@ -475,10 +440,7 @@ static doca_error_t txq_start(struct doca_ctx *ctx)
     DOCA_LOG_INFO("txq %p started on %s: SQ 0x%x, CQ 0x%x, TIS 0x%x, %u WQEs, checksums L3 %d L4 "
                   "%d, rings in %s memory, data path on %s",
                   (void *)txq, txq->edev->info.ibdev_name, txq->sqn, cqn, txq->tisn, n,
-                  txq->l3_csum, txq->l4_csum,
-                  kind == ETH_MEM_GPU      ? "GPU"
-                  : kind == ETH_MEM_PINNED ? "pinned host"
-                                           : "host",
+                  txq->l3_csum, txq->l4_csum, eth_mem_kind_name(kind),
                   gpu != NULL ? gpu->bus_id : "CPU threads");
     return DOCA_SUCCESS;
 }

@@ -11,7 +11,7 @@
 #include "prm/prm_hca_cap.h"
 #include "verbs_internal.h"
 
-static doca_error_t verbs_query_cap_group(struct ibv_context *ctx, unsigned int type, uint8_t *out)
+doca_error_t verbs_query_cap_group(struct ibv_context *ctx, unsigned int type, uint8_t *out)
 {
     uint8_t in[PRM_QUERY_HCA_CAP_IN_SIZE] = {0};
 

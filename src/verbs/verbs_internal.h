@@ -267,6 +267,9 @@ doca_error_t verbs_devx_destroy(struct mlx5dv_devx_obj *obj, const char *what, u
 
 /* Reads the general and general-2 capabilities of a context. */
 doca_error_t verbs_query_caps(struct ibv_context *ctx, struct verbs_caps *caps);
+/* QUERY_HCA_CAP of one group (PRM_HCA_CAP_TYPE_*, current values) into out's
+ * PRM_QUERY_HCA_CAP_OUT_SIZE bytes. */
+doca_error_t verbs_query_cap_group(struct ibv_context *ctx, unsigned int type, uint8_t *out);
 
 /* ---- Memory (umem.c) ---- */
 

@@ -2,9 +2,9 @@
 /*
  * What the Ethernet tests share: the first device of the devinfo list
  * opened with doca_dev_open (under softmlx5-run, the software NIC; exit 77
- * without one), a started host-memory mmap for packet buffers, and a check
- * that a refused call logged one ERR line naming what to do. Include after
- * cmocka.h.
+ * without one) and the group fixture that opens it for a test file, a
+ * started host-memory mmap for packet buffers, and a check that a refused
+ * call logged one ERR line naming what to do. Include after cmocka.h.
  */
 #ifndef ETH_TEST_H
 #define ETH_TEST_H
@@ -53,6 +53,28 @@ static inline void et_close(struct et_dev *d)
         fprintf(stderr, "doca_dev_close refused: objects leaked by the test\n");
     doca_devinfo_destroy_list(d->list);
 }
+
+/*
+ * A cmocka group fixture: struct et_dev name, opened (et_open, logs captured) by group_setup and
+ * closed by group_teardown.
+ */
+#define ET_DEV_GROUP_FIXTURE(name)          \
+    static struct et_dev name;              \
+                                            \
+    static int group_setup(void **state)    \
+    {                                       \
+        (void)state;                        \
+        log_setup();                        \
+        et_open(&name);                     \
+        return 0;                           \
+    }                                       \
+                                            \
+    static int group_teardown(void **state) \
+    {                                       \
+        (void)state;                        \
+        et_close(&name);                    \
+        return 0;                           \
+    }
 
 /* A host-memory mmap of len bytes (page-aligned) on dev; started when start. */
 static inline struct doca_mmap *et_mmap(struct doca_dev *dev, size_t len, bool start, void **mem)

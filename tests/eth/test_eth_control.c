@@ -16,22 +16,7 @@
 #include "device/impl/gdaki_eth_desc.h"
 #include "eth_test.h"
 
-static struct et_dev d;
-
-static int group_setup(void **state)
-{
-    (void)state;
-    log_setup();
-    et_open(&d);
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    et_close(&d);
-    return 0;
-}
+ET_DEV_GROUP_FIXTURE(d)
 
 static void test_devinfo(void **state)
 {

@@ -14,22 +14,7 @@
 
 #include "eth_test.h"
 
-static struct et_dev d;
-
-static int group_setup(void **state)
-{
-    (void)state;
-    log_setup();
-    et_open(&d);
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    et_close(&d);
-    return 0;
-}
+ET_DEV_GROUP_FIXTURE(d)
 
 static void test_no_ethernet(void **state)
 {
