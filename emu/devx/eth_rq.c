@@ -47,7 +47,7 @@ static uint8_t devx_rq_check(struct devx_cmd *c, struct eth_dev *d, const void *
     if (counter != 0 && (counter > EMU_ETH_MAX_QCOUNTERS || !d->qcounter_used[counter]))
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_COUNTER,
                          "counter_set_id names no Q counter made by ALLOC_Q_COUNTER");
-    return devx_eth_wq_check_pd(c, wq);
+    return PRM_CMD_STAT_OK;
 }
 
 uint8_t devx_create_rq(struct devx_cmd *c)
@@ -65,6 +65,9 @@ uint8_t devx_create_rq(struct devx_cmd *c)
     pthread_mutex_lock(&d->lock);
     status = devx_rq_check(c, d, rqc, &dcq);
     pthread_mutex_unlock(&d->lock);
+    /* The PD table's lock is taken outside the eth lock (the engine takes it first). */
+    if (status == PRM_CMD_STAT_OK)
+        status = devx_eth_wq_check_pd(c, wq);
     if (status != PRM_CMD_STAT_OK)
         return status;
     rq = calloc(1, sizeof(*rq));

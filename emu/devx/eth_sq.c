@@ -45,7 +45,19 @@ static uint8_t devx_sq_check(struct devx_cmd *c, struct eth_dev *d, const void *
     if (emu_eth_tis_find(d, (uint32_t)PRM_GET(sqc, PRM_SQC_TIS_NUM_0)) == NULL)
         return devx_fail(c, PRM_CMD_STAT_BAD_RESOURCE, DEVX_SYND_ETH_TIS,
                          "tis_num_0 names no TIS made by CREATE_TIS");
-    status = devx_eth_wq_check_pd(c, wq);
+    return PRM_CMD_STAT_OK;
+}
+
+/*
+ * The checks made outside the eth lock, after devx_sq_check's: the PD and
+ * UAR tables have locks of their own, which the engine takes before the
+ * eth lock (the device's start).
+ */
+static uint8_t devx_sq_check_unlocked(struct devx_cmd *c, const void *sqc)
+{
+    const void *wq = (const uint8_t *)sqc + PRM_SQC_WQ;
+    uint8_t status = devx_eth_wq_check_pd(c, wq);
+
     if (status != PRM_CMD_STAT_OK)
         return status;
     if (emu_uar_lookup(c->nic, (uint32_t)PRM_GET(wq, PRM_WQ_UAR_PAGE)) == NULL)
@@ -81,6 +93,8 @@ uint8_t devx_create_sq(struct devx_cmd *c)
     pthread_mutex_lock(&d->lock);
     status = devx_sq_check(c, d, sqc, &dcq);
     pthread_mutex_unlock(&d->lock);
+    if (status == PRM_CMD_STAT_OK)
+        status = devx_sq_check_unlocked(c, sqc);
     if (status != PRM_CMD_STAT_OK)
         return status;
     sq = calloc(1, sizeof(*sq));

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/emu_log.h"
+#include "common/emu_thread.h"
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 #include "nic/config.h"
@@ -452,7 +453,7 @@ static int loop_start(struct emu_nic *nic)
         goto fail;
     }
     nic->engine = e;
-    err = pthread_create(&e->thread, NULL, loop_thread, e);
+    err = emu_thread_create(&e->thread, NULL, loop_thread, e);
     if (err != 0) {
         EMU_LOG_ERR("device %s: cannot start the device's loop thread: %s", nic->ibdev.name,
                     strerror(err));

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/emu_log.h"
+#include "common/emu_thread.h"
 #include "rdmacm/cm.h"
 
 #define CM_WAKE_SERIAL 0
@@ -200,7 +201,7 @@ static void cm_progress_start(void)
     }
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    cm_progress_err = pthread_create(&thread, &attr, cm_progress_main, NULL);
+    cm_progress_err = emu_thread_create(&thread, &attr, cm_progress_main, NULL);
     pthread_attr_destroy(&attr);
 }
 
