@@ -53,7 +53,8 @@ static struct {
     int nobjs;
 } fx;
 
-static const char *const fuzz_obj_names[] = {"none", "PD", "CQ", "QP", "RMP"};
+static const char *const fuzz_obj_names[] = {"none", "PD", "CQ", "QP",  "RMP", "DCT",      "TD",
+                                             "TIS",  "SQ", "RQ", "RQT", "TIR", "Q counter"};
 
 static void fuzz_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -249,8 +250,11 @@ void devx_fuzz_begin(void)
 /* Destroys what the input left, dependents first; then the device must be as before it. */
 void devx_fuzz_end(void)
 {
-    static const enum emu_devx_obj order[] = {EMU_DEVX_OBJ_QP, EMU_DEVX_OBJ_SRQ, EMU_DEVX_OBJ_CQ,
-                                              EMU_DEVX_OBJ_PD};
+    /* A TIR names an RQ or an RQT, an RQT RQs, an SQ a TIS; queues name CQs, Q counters, PDs. */
+    static const enum emu_devx_obj order[] = {
+            EMU_DEVX_OBJ_TIR, EMU_DEVX_OBJ_RQT, EMU_DEVX_OBJ_QP,        EMU_DEVX_OBJ_DCT,
+            EMU_DEVX_OBJ_SQ,  EMU_DEVX_OBJ_RQ,  EMU_DEVX_OBJ_SRQ,       EMU_DEVX_OBJ_CQ,
+            EMU_DEVX_OBJ_TIS, EMU_DEVX_OBJ_TD,  EMU_DEVX_OBJ_Q_COUNTER, EMU_DEVX_OBJ_PD};
     struct emu_nic *nic = fx.nic;
     int err;
 
