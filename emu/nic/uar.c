@@ -409,11 +409,15 @@ static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value,
         if (b->uar != uar || b->qpn != qpn)
             continue;
         b->armed = true;
-        if (b->qp->p.no_dbr)
-            producer = index + (ds + 3) / 4; /* the WQE's size in basic blocks */
-        else if (!uar_read_dbrec(b->qp, &producer))
-            return;
-        uar_deliver(b, producer, ring);
+        /*
+         * A doorbell names its WQE: the producer is its index plus its size in basic blocks.
+         * A QP with a doorbell record may publish more there; it may also ring without
+         * writing it (NO_DBR_SW_EMULATED: a CPU thread writes the record later), so the
+         * doorbell's own producer counts too. uar_deliver only moves forward.
+         */
+        if (!b->qp->p.no_dbr && uar_read_dbrec(b->qp, &producer))
+            uar_deliver(b, producer, ring);
+        uar_deliver(b, index + (ds + 3) / 4, ring);
         return;
     }
     if (!uar_sq_doorbell(d, uar, qpn))

@@ -133,7 +133,8 @@ static void *ex_proxy_main(void *arg)
 }
 
 /*
- * CPU_PROXY (asked for, or what AUTO became) needs a thread of ours;
+ * CPU_PROXY (asked for, or what AUTO became) and an emulated doorbell record
+ * (-r 2) need a thread of ours;
  * CPU_PROXY_FREE_FLOW is run by the library.
  */
 static int ex_proxy_start(struct ex_ctx *c)
@@ -151,7 +152,11 @@ static int ex_proxy_start(struct ex_ctx *c)
         return -1;
     }
     c->proxy_running = true;
-    EX_INFO("CPU proxy thread started: it rings the doorbells the data path publishes");
+    if (c->handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR)
+        EX_INFO("CPU proxy thread started: the data path rings the doorbell, the thread writes "
+                "the emulated doorbell record");
+    else
+        EX_INFO("CPU proxy thread started: it rings the doorbells the data path publishes");
     return 0;
 }
 
@@ -213,9 +218,8 @@ static int ex_ctx_make_qp(struct ex_ctx *c, uint16_t sq_wqes, bool cq_collapsed,
                gdaki_nic_handler_name(h), c->gpu != NULL ? c->gpu_bus_id : "CPU execution",
                doca_error_get_descr(err), doca_error_get_name(err));
         if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR && c->args->dbr_mode == 2)
-            EX_ERR("-r 2 (the emulated no-DBR mode) needs GDRCopy (libgdrapi.so.2 and its gdrdrv "
-                   "module) for the thread that updates the doorbell record; use -r 1 on a NIC "
-                   "with no-DBR send queues");
+            EX_ERR("-r 2 (the emulated no-DBR mode) needs a NIC with doorbell records (with "
+                   "SOFTMLX5_NO_DBR=1 softmlx5 has none: use -r 1)");
         else if (h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR)
             EX_ERR("NIC handler 10 (GPU SM no DBR) needs a NIC whose send queues work without a "
                    "doorbell record (ConnectX-8; softmlx5 with SOFTMLX5_NO_DBR=1)");

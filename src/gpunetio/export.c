@@ -16,7 +16,7 @@
 #include "gpunetio/gpunetio_qp.h"
 #include "gdaki_verbs_desc.h"
 
-static const char *dbr_mode_name(enum doca_gpu_verbs_send_dbr_mode_ext mode)
+const char *gpunetio_dbr_mode_name(enum doca_gpu_verbs_send_dbr_mode_ext mode)
 {
     switch (mode) {
     case DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR:
@@ -40,17 +40,7 @@ static enum doca_gpu_verbs_send_dbr_mode_ext qp_dbr_mode(const doca_verbs_qp_t *
     return DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR;
 }
 
-/* Why the GPU cannot emulate a doorbell record: GDRCopy missing, disabled, or not driven here. */
-static const char *gdrcopy_reason(void)
-{
-    const char *why = gpunetio_gdrcopy_unavailable_reason();
-
-    return why != NULL ? why
-                       : "GDRCopy is installed, but this library does not drive the emulated "
-                         "doorbell record through it";
-}
-
-/* Whether the CPU proxy can write the QP's doorbell record (none, or one in host memory). */
+/* Whether a CPU thread can write the QP's doorbell record (none, or one in host memory). */
 static bool proxy_can_write_dbr(const doca_verbs_qp_t *qp,
                                 enum doca_gpu_verbs_send_dbr_mode_ext mode)
 {
@@ -61,18 +51,12 @@ doca_error_t gpunetio_auto_handler(doca_gpu_t *gpu, enum doca_gpu_verbs_send_dbr
                                    void *uar_reg, bool dbr_in_host, const char *who,
                                    enum doca_gpu_dev_verbs_nic_handler *out)
 {
-    enum doca_gpu_dev_verbs_nic_handler sm = mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_HW
+    /* Either no-DBR mode rings without writing the record (the emulated one's is a CPU's). */
+    enum doca_gpu_dev_verbs_nic_handler sm = mode != DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_VALID_DBR
                                                      ? DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR
                                                      : DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_DB;
     bool can_map = false;
 
-    if (mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED) {
-        *out = DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY;
-        DOCA_LOG_INFO("%s: NIC handler AUTO is CPU_PROXY: its doorbell record is emulated and "
-                      "only a CPU thread can write it",
-                      who);
-        return DOCA_SUCCESS;
-    }
     if (gpu == NULL) {
         *out = sm;
         DOCA_LOG_INFO("%s: NIC handler AUTO is %s: CPU threads ring the doorbell themselves", who,
@@ -123,10 +107,11 @@ static doca_error_t check_handler(const doca_verbs_qp_t *qp,
                          qp->qpn, name);
             return DOCA_ERROR_INVALID_VALUE;
         }
-        if (mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED) {
-            DOCA_LOG_ERR("QP 0x%x: %s with a software-emulated doorbell record needs GDRCopy: %s; "
-                         "use CPU_PROXY, or a device with no-DBR send queues",
-                         qp->qpn, name, gdrcopy_reason());
+        if (mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED &&
+            !proxy_can_write_dbr(qp, mode)) {
+            DOCA_LOG_ERR("QP 0x%x: %s with a software-emulated doorbell record needs the record in "
+                         "host memory (a CPU thread writes it); this one is in GPU memory",
+                         qp->qpn, name);
             return DOCA_ERROR_NOT_SUPPORTED;
         }
         return DOCA_SUCCESS;
@@ -179,7 +164,8 @@ static doca_error_t check_args(doca_verbs_qp_t *qp, uint32_t nic_handler, doca_v
     }
     if (mode != qp_dbr_mode(qp)) {
         DOCA_LOG_ERR("send_dbr_mode_ext %s does not match QP 0x%x, which was made %s",
-                     dbr_mode_name(mode), qp->qpn, dbr_mode_name(qp_dbr_mode(qp)));
+                     gpunetio_dbr_mode_name(mode), qp->qpn,
+                     gpunetio_dbr_mode_name(qp_dbr_mode(qp)));
         return DOCA_ERROR_INVALID_VALUE;
     }
     return DOCA_SUCCESS;
@@ -552,8 +538,17 @@ doca_error_t doca_gpu_verbs_export_qp(doca_gpu_t *gpu_dev, doca_verbs_qp_t *qp,
     }
     if (err == DOCA_SUCCESS)
         err = check_handler(qp, send_dbr_mode_ext, gqp->nic_handler);
-    if (err == DOCA_SUCCESS && (gqp->nic_handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY))
+    if (err == DOCA_SUCCESS &&
+        ((gqp->nic_handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) ||
+         gpunetio_qp_emulated_dbr(gqp))) {
         err = alloc_proxy_word(gqp);
+        if (err == DOCA_SUCCESS && gpunetio_qp_emulated_dbr(gqp))
+            DOCA_LOG_INFO("QP 0x%x: emulated doorbell record: the data path rings the doorbell "
+                          "and publishes its producer index in pinned host memory (no GDRCopy "
+                          "needed); a CPU thread calling doca_gpu_verbs_cpu_proxy_progress(), or "
+                          "a service monitoring the QP, writes the record",
+                          qp->qpn);
+    }
     if (err == DOCA_SUCCESS)
         err = build_desc(gqp, gpu_qp_umem_dev_ptr);
     /* cq_rq alone: the data path's receive queue; with dbr_cpu_ptr: a service's (receive.c). */

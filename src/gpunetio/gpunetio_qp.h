@@ -68,6 +68,9 @@ struct doca_gpu_verbs_qp {
     doca_verbs_cq_t *cq_rq_dp; /* the receive CQ the data path polls (NULL: none) */
 };
 
+/* VALID_DBR, NO_DBR_HW, NO_DBR_SW_EMULATED (export.c). */
+const char *gpunetio_dbr_mode_name(enum doca_gpu_verbs_send_dbr_mode_ext mode);
+
 /* Writes gqp->desc where the data path reads it (export.c). */
 doca_error_t gpunetio_qp_write_desc(struct doca_gpu_verbs_qp *gqp);
 
@@ -75,7 +78,32 @@ doca_error_t gpunetio_qp_write_desc(struct doca_gpu_verbs_qp *gqp);
 doca_error_t gpunetio_qp_read_desc(struct doca_gpu_verbs_qp *gqp,
                                    struct doca_gpu_dev_verbs_qp *out);
 
-/* Rings the doorbell for what the data path published, if it moved; true if it did. */
+/*
+ * GPU_SM_NO_DBR on a QP whose doorbell record is emulated (NO_DBR_SW_EMULATED):
+ * the data path rings the doorbell itself and publishes its producer index in
+ * the proxy word; a CPU thread copies it into the record.
+ */
+static inline bool gpunetio_qp_emulated_dbr(const struct doca_gpu_verbs_qp *gqp)
+{
+    return (gqp->nic_handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_NO_DBR) != 0 &&
+           gqp->dbr_mode == DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED;
+}
+
+/*
+ * Whether gqp needs a CPU thread calling the proxy round (DOCA's cpu_proxy):
+ * CPU_PROXY, or an emulated doorbell record. CPU_PROXY_FREE_FLOW has the
+ * library's own thread.
+ */
+static inline bool gpunetio_qp_proxied(const struct doca_gpu_verbs_qp *gqp)
+{
+    return gqp->nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY ||
+           gpunetio_qp_emulated_dbr(gqp);
+}
+
+/*
+ * What the data path published, if it moved: rung (the proxy handlers) or
+ * written to the emulated doorbell record; true if it moved.
+ */
 bool gpunetio_proxy_round(struct doca_gpu_verbs_qp *gqp);
 /*
  * How a proxy thread waits between rounds: at once after a round that did

@@ -133,11 +133,17 @@ doca_error_t hl_plan_make(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_d
         return DOCA_SUCCESS;
     }
     plan->cq_kind = plan->sq_kind = rings;
-    /* A CPU proxy writes the QP's record from the host, and so does a service's receive side. */
-    plan->sq_dbr_kind = (plan->handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0 ||
-                                        plan->rq_wr != 0
-                                ? HL_MEM_PINNED
-                                : rings;
+    /*
+     * A CPU proxy writes the QP's record from the host, and so do a service's receive side
+     * and the thread of an emulated record.
+     */
+    plan->sq_dbr_kind =
+            (plan->handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0 ||
+                            plan->rq_wr != 0 ||
+                            a->send_dbr_mode_ext ==
+                                    DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED
+                    ? HL_MEM_PINNED
+                    : rings;
     return DOCA_SUCCESS;
 }
 

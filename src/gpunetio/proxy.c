@@ -5,7 +5,9 @@
  * thread reads the word and writes the doorbell record and the doorbell for
  * it, with the same core function a GPU thread rings with (gdaki_sq_ring on
  * the host view of the queue). CPU_PROXY_FREE_FLOW runs that thread inside
- * the library.
+ * the library. The same round keeps an emulated doorbell record
+ * (NO_DBR_SW_EMULATED under GPU_SM_NO_DBR): the data path rang the doorbell
+ * itself, and the thread only writes the record.
  */
 #include <sched.h>
 #include <string.h>
@@ -24,7 +26,11 @@ bool gpunetio_proxy_round(struct doca_gpu_verbs_qp *gqp)
     /* Acquire: the WQEs the data path wrote before publishing are visible to the NIC after. */
     published = __atomic_load_n(gqp->proxy_pi, __ATOMIC_ACQUIRE);
     if (published != gqp->proxy_last) {
-        gdaki_sq_ring(&gqp->host_view, published, gqp->host_view.nic_handler);
+        if (gpunetio_qp_emulated_dbr(gqp))
+            gdaki_dbr_write(gqp->host_view.sq_dbrec, gdaki_sq_dbr_value(published),
+                            DOCA_GPUNETIO_VERBS_SYNC_SCOPE_SYS, 0);
+        else
+            gdaki_sq_ring(&gqp->host_view, published, gqp->host_view.nic_handler);
         gqp->proxy_last = published;
         rang = true;
     }
@@ -43,10 +49,11 @@ doca_error_t doca_gpu_verbs_cpu_proxy_progress(struct doca_gpu_verbs_qp *qp, boo
         DOCA_LOG_ERR("qp is NULL: pass what doca_gpu_verbs_export_qp() gave");
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if (qp->nic_handler != DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY) {
-        DOCA_LOG_ERR("QP 0x%x was exported with NIC handler %s, which needs no call to "
-                     "doca_gpu_verbs_cpu_proxy_progress()",
-                     qp->qp->qpn, gdaki_nic_handler_name(qp->nic_handler));
+    if (!gpunetio_qp_proxied(qp)) {
+        DOCA_LOG_ERR("QP 0x%x was exported with NIC handler %s and a doorbell record of mode "
+                     "%s, which need no call to doca_gpu_verbs_cpu_proxy_progress()",
+                     qp->qp->qpn, gdaki_nic_handler_name(qp->nic_handler),
+                     gpunetio_dbr_mode_name(qp->dbr_mode));
         return DOCA_ERROR_NOT_SUPPORTED;
     }
     rang = gpunetio_proxy_round(qp);
@@ -65,7 +72,8 @@ doca_error_t doca_gpu_verbs_cpu_proxy_enabled(const struct doca_gpu_verbs_qp *qp
                      (void *)out_enabled);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    *out_enabled = (qp->nic_handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0;
+    *out_enabled = (qp->nic_handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0 ||
+                   gpunetio_qp_emulated_dbr(qp);
     return DOCA_SUCCESS;
 }
 

@@ -2,8 +2,9 @@
 /*
  * Services: one library thread that makes forward progress on the exported
  * QPs it monitors, so the application runs no proxy loop of its own. For a
- * QP exported with CPU_PROXY it does what doca_gpu_verbs_cpu_proxy_progress()
- * does (the QP's proxy lock keeps both from ringing at once); for a QP
+ * QP exported with CPU_PROXY, or with an emulated doorbell record, it does
+ * what doca_gpu_verbs_cpu_proxy_progress() does (the QP's proxy lock keeps
+ * both from ringing at once); for a QP
  * exported with a receive side it drains the receive CQ, applies each
  * signal immediate to the service's signal map and hands the receive WQE
  * back (receive.c). A monitored QP cannot be unexported until its service
@@ -41,7 +42,7 @@ static bool service_round(struct doca_gpu_verbs_service *svc)
     for (size_t i = 0; i < svc->nqps; i++) {
         struct doca_gpu_verbs_qp *qp = svc->qps[i];
 
-        if (qp->nic_handler == DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY)
+        if (gpunetio_qp_proxied(qp))
             progressed |= gpunetio_proxy_round(qp);
         progressed |= gpunetio_rq_drain(qp, svc->map, SERVICE_RQ_BUDGET);
     }

@@ -433,13 +433,17 @@ void dp_proxy_start(struct dp_proxy *p, struct dp_side *s)
 {
     enum doca_gpu_dev_verbs_nic_handler h;
     uint8_t on = 0;
+    bool emulated;
 
     memset(p, 0, sizeof(*p));
     doca_gpu_verbs_get_nic_handler(s->gqp[0], &h);
+    /* An emulated doorbell record (no-DBR on a QP with a record) is a CPU thread's to write. */
+    emulated = h == DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR &&
+               doca_verbs_qp_get_emulate_no_dbr_ext(s->vqp[0]);
     DP_CHECK(doca_gpu_verbs_cpu_proxy_enabled(s->gqp[0], &on) == DOCA_SUCCESS &&
-                     on == ((h & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0),
+                     on == ((h & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_CPU_PROXY) != 0 || emulated),
              "cpu_proxy_enabled says %u for handler %d", on, h);
-    if (h != DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY)
+    if (h != DOCA_GPUNETIO_VERBS_NIC_HANDLER_CPU_PROXY && !emulated)
         return;
     for (int i = 0; i < s->nqps; i++)
         p->qp[p->n++] = s->gqp[i];

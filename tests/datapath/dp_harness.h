@@ -83,7 +83,10 @@ int dp_finish(struct dp_side *s, enum dp_check what, uint32_t threads, bool coun
 /* Requester: fills the local sources the workloads send. */
 void dp_fill_sources(struct dp_side *s);
 
-/* A CPU thread running doca_gpu_verbs_cpu_proxy_progress() on the QPs exported with CPU_PROXY. */
+/*
+ * A CPU thread running doca_gpu_verbs_cpu_proxy_progress() on the QPs exported with CPU_PROXY
+ * or with an emulated doorbell record.
+ */
 struct dp_proxy {
     struct doca_gpu_verbs_qp *qp[2];
     int n;

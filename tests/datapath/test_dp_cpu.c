@@ -18,9 +18,15 @@
  *        test_dp_cpu unready RSM         three writes submitted without marking
  *                                        them ready (as DOCA allows): the
  *                                        doorbell covers them all the same
+ *        test_dp_cpu emulated [hl]       GPU_SM_NO_DBR on a QP whose doorbell
+ *                                        record is emulated: the operations
+ *                                        complete with no thread, the record
+ *                                        untouched; progress then writes it
  * HANDLER is a NIC handler value (0, 1, 2, 6, 10, 17); 1 runs a proxy thread.
  */
+#include <endian.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +34,7 @@
 
 #include "dp_harness.h"
 #include "dp_ops.h"
+#include "verbs/verbs_internal.h" /* verbs_qp_get_layout: the record's address */
 
 static struct dp_cfg cfg_of(int handler)
 {
@@ -60,6 +67,60 @@ static int run_ops(int handler, bool hl)
     step = dp_ops(s.dev[0], &p, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO);
     dp_proxy_stop(&px);
     DP_CHECK(step == 0, "dp_ops failed at step %d", step);
+    return dp_finish(&s, DP_CHECK_OPS, 0, true);
+}
+
+/* The send counter of QP i's doorbell record (host memory), as stored. */
+static uint32_t send_dbr(const struct dp_side *s, int i)
+{
+    struct verbs_qp_layout l;
+
+    if (!verbs_qp_get_layout(s->vqp[i], &l))
+        return UINT32_MAX;
+    return __atomic_load_n(&l.dbr[1], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * NO_DBR_SW_EMULATED under GPU_SM_NO_DBR: the data path rings without writing
+ * the record, so softmlx5 acting on the doorbells alone completes every
+ * operation; the record is then written by the progress call, as DOCA's
+ * cpu_proxy QPs are (by the application or a service).
+ */
+static int run_emulated(bool hl)
+{
+    struct dp_cfg c = cfg_of(DOCA_GPUNETIO_VERBS_NIC_HANDLER_GPU_SM_NO_DBR);
+    struct dp_side s;
+    struct dp_plan p;
+    uint8_t on = 0;
+    bool progressed = false;
+    uint64_t pi;
+    int step;
+
+    c.dbr_mode = DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED;
+    c.use_hl = hl;
+    c.companion = true;
+    dp_start(&s, &c);
+    DP_CHECK(doca_verbs_qp_get_emulate_no_dbr_ext(s.vqp[0]),
+             "the device has no-DBR send queues: run without SOFTMLX5_NO_DBR");
+    DP_CHECK(doca_gpu_verbs_cpu_proxy_enabled(s.gqp[0], &on) == DOCA_SUCCESS && on == 1,
+             "cpu_proxy_enabled says %u for an emulated record", on);
+    dp_plan_of(&s, &p);
+    p.rsm = DOCA_GPUNETIO_VERBS_RESOURCE_SHARING_MODE_EXCLUSIVE;
+    p.counters = 1;
+    dp_fill_sources(&s);
+    step = dp_ops(s.dev[0], &p, DOCA_GPUNETIO_VERBS_NIC_HANDLER_AUTO);
+    DP_CHECK(step == 0, "dp_ops failed at step %d with no thread writing the record", step);
+    pi = __atomic_load_n(&s.dev[0]->sq_wqe_pi, __ATOMIC_ACQUIRE);
+    DP_CHECK(pi != 0, "nothing was posted");
+    DP_CHECK(send_dbr(&s, 0) == 0, "the data path wrote the record (0x%x)", send_dbr(&s, 0));
+    DP_CHECK(doca_gpu_verbs_cpu_proxy_progress(s.gqp[0], &progressed) == DOCA_SUCCESS && progressed,
+             "progress did not write the record");
+    DP_CHECK(send_dbr(&s, 0) == htobe32((uint32_t)pi & 0xffff),
+             "the record holds 0x%x, the producer index is %llu", be32toh(send_dbr(&s, 0)),
+             (unsigned long long)pi);
+    DP_CHECK(doca_gpu_verbs_cpu_proxy_progress(s.gqp[0], &progressed) == DOCA_SUCCESS &&
+                     !progressed,
+             "a second progress with nothing new progressed");
     return dp_finish(&s, DP_CHECK_OPS, 0, true);
 }
 
@@ -277,9 +338,11 @@ int main(int argc, char **argv)
         rc = run_service();
     else if (strcmp(mode, "unready") == 0 && argc > 2)
         rc = run_unready((uint32_t)atoi(argv[2]));
+    else if (strcmp(mode, "emulated") == 0)
+        rc = run_emulated(argc > 2 && strcmp(argv[2], "hl") == 0);
     else {
         fprintf(stderr, "usage: test_dp_cpu ops HANDLER [hl] | share RSM THREADS | collapsed | "
-                        "error | multi | unready RSM | service\n");
+                        "error | multi | unready RSM | service | emulated [hl]\n");
         return 2;
     }
     printf("%s: %s (%d failures)\n", mode, rc == 0 ? "passed" : "FAILED", dp_failures);

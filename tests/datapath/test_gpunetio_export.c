@@ -172,11 +172,27 @@ static void test_export_refusals(void **state)
                                                   DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
                          DOCA_ERROR_INVALID_VALUE);
     } else {
-        /* Emulated no-DBR rung by SMs needs GDRCopy, which this machine lacks. */
-        assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr, H(GPU_SM_NO_DBR), NULL, f->cq,
-                                                  NULL, NULL, NO_DBR_SW,
-                                                  DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
-                         DOCA_ERROR_NOT_SUPPORTED);
+        enum doca_gpu_dev_verbs_nic_handler h;
+        uint8_t on = 0;
+
+        /*
+         * Emulated no-DBR (the record in host memory): the data path rings, and the QP is
+         * DOCA's cpu_proxy one, whose record doca_gpu_verbs_cpu_proxy_progress writes. AUTO
+         * picks GPU_SM_NO_DBR, as DOCA's.
+         */
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp_nodbr,
+                                                      i == 0 ? H(GPU_SM_NO_DBR) : H(AUTO), NULL,
+                                                      f->cq, NULL, NULL, NO_DBR_SW,
+                                                      DOCA_GPUNETIO_VERBS_CQ_UNKNOWN, false, &g),
+                             DOCA_SUCCESS);
+            assert_int_equal(doca_gpu_verbs_get_nic_handler(g, &h), DOCA_SUCCESS);
+            assert_int_equal(h, H(GPU_SM_NO_DBR));
+            assert_int_equal(doca_gpu_verbs_cpu_proxy_enabled(g, &on), DOCA_SUCCESS);
+            assert_int_equal(on, 1);
+            assert_int_equal(doca_gpu_verbs_unexport_qp(NULL, g), DOCA_SUCCESS);
+            g = NULL;
+        }
     }
     /* The work queue pointer, when given, must be the QP's. */
     assert_int_equal(doca_gpu_verbs_export_qp(NULL, f->qp, H(AUTO), (void *)f, f->cq, NULL, NULL,

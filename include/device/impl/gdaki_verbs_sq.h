@@ -220,6 +220,17 @@ GDAKI_INLINE void gdaki_sq_ring_at(struct doca_gpu_dev_verbs_qp *qp, uint64_t pr
         gdaki_sq_bf_write(qp, bf_wqe != NULL ? bf_wqe : gdaki_wqe_ptr(qp, prod - 1), scope);
     else
         gdaki_db_write(db, db_val, scope, code_opt);
+    /*
+     * No-DBR on a QP whose record is emulated (NO_DBR_SW_EMULATED): the NIC
+     * acts on the doorbell; a CPU thread of the library copies the index
+     * published here into the record, which the NIC only needs to recover.
+     */
+    if (handler & DOCA_GPUNETIO_VERBS_NIC_HANDLER_FLAG_NO_DBR) {
+        uint64_t *emulated = (uint64_t *)gdaki_ro_ptr((void *const *)&qp->cpu_proxy_pi);
+
+        if (emulated != NULL)
+            gdaki_store_volatile_u64(emulated, prod);
+    }
 }
 
 /*
