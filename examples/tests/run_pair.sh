@@ -24,6 +24,7 @@
 #   --signal-server      no client: SIGTERM the server while it waits for one; it must
 #                        say so and fail
 #   --timeout S          seconds each side may take (default 120)
+#   RUN_PAIR_SHOW=1      (environment) print both sides' output on success too
 set -u
 # shellcheck source=scripts/mps.sh
 . "$(dirname "$0")/../../scripts/mps.sh"
@@ -225,5 +226,12 @@ if [ -n "$sizes" ]; then
                    printf "%s ", $1
                }' "$tmp/client.log")
     [ "$got" = "$sizes " ] || fail "client table rows: got '$got', expected '$sizes '"
+fi
+# RUN_PAIR_SHOW=1: both sides' output on success too (the tables, for a note or a bug report).
+if [ "${RUN_PAIR_SHOW:-0}" = 1 ]; then
+    for side in server client; do
+        echo "----- $side output"
+        cat "$tmp/$side.log"
+    done
 fi
 echo "PASS"
