@@ -77,6 +77,9 @@ const char *gpunetio_cu_error(const struct core_cuda_ops *cuda, core_cu_result r
 #define GPUNETIO_DISABLE_GDRCOPY_ENV "DOCA_GPUNETIO_DISABLE_GDRCOPY"
 /* "1": exported QPs order their doorbells with system-scope fences even when GPU scope would do. */
 #define GPUNETIO_NIC_FENCE_SYS_ENV   "DOCA_GPUNETIO_NIC_FENCE_SYS"
+/* 1: high-level QPs made with a GPU keep rings and records in pinned host memory (enable_umem_cpu).
+ */
+#define GPUNETIO_HL_UMEM_CPU_ENV     "DOCA_GPUNETIO_HL_UMEM_CPU"
 
 /* Whether environment variable `name` is set to "1". */
 bool gpunetio_env_is_1(const char *name);

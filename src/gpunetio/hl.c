@@ -110,9 +110,15 @@ doca_error_t hl_uar(doca_dev_t *dev, enum doca_gpu_dev_verbs_nic_handler handler
 doca_error_t hl_plan_make(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_dev_t *dev,
                           doca_verbs_uar_t *uar, struct hl_plan *plan)
 {
-    enum hl_mem_kind rings = a->enable_umem_cpu ? HL_MEM_PINNED : HL_MEM_GPU;
+    bool umem_cpu = a->enable_umem_cpu;
     void *reg = NULL;
     doca_error_t err;
+
+    if (!umem_cpu && a->gpu_dev != NULL && gpunetio_env_is_1(GPUNETIO_HL_UMEM_CPU_ENV)) {
+        DOCA_LOG_INFO("new QP: rings and records in pinned host memory the GPU maps, as "
+                      "enable_umem_cpu (" GPUNETIO_HL_UMEM_CPU_ENV "=1)");
+        umem_cpu = true;
+    }
 
     memset(plan, 0, sizeof(*plan));
     plan->attr = a;
@@ -132,7 +138,7 @@ doca_error_t hl_plan_make(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_d
         plan->cq_kind = plan->sq_kind = plan->sq_dbr_kind = HL_MEM_HOST;
         return DOCA_SUCCESS;
     }
-    plan->cq_kind = plan->sq_kind = rings;
+    plan->cq_kind = plan->sq_kind = umem_cpu ? HL_MEM_PINNED : HL_MEM_GPU;
     /*
      * A CPU proxy writes the QP's record from the host, and so do a service's receive side
      * and the thread of an emulated record.
@@ -143,7 +149,7 @@ doca_error_t hl_plan_make(const struct doca_gpu_verbs_qp_init_attr_hl *a, doca_d
                             a->send_dbr_mode_ext ==
                                     DOCA_GPUNETIO_VERBS_SEND_DBR_MODE_EXT_NO_DBR_SW_EMULATED
                     ? HL_MEM_PINNED
-                    : rings;
+                    : plan->sq_kind;
     return DOCA_SUCCESS;
 }
 
