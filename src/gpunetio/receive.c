@@ -175,6 +175,7 @@ bool gpunetio_rq_drain(struct doca_gpu_verbs_qp *gqp, struct doca_gpu_verbs_sign
     }
     if (done == 0)
         return false;
+    gpunetio_signal_flush(map);
     /* The consumed CQEs' slots back to the NIC, then their receive WQEs. */
     rq_cq_publish(rq);
     rq_publish(rq);

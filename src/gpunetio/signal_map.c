@@ -3,12 +3,15 @@
  * Signal maps (include/doca_gpunetio_signal.h): a table indexed by signal
  * id of the slot each id adds to, with the running total the service keeps
  * (the slot is only ever written, never read back). A slot in host memory
- * (pinned or not) is written with a release store; a slot in GPU memory
- * with a synchronous CUDA copy through the map's context.
+ * (pinned or not) is written with a release store at once; a slot in GPU
+ * memory is marked dirty, and the service's flush after each drained batch
+ * writes the dirty slots with one synchronous CUDA copy per run of adjacent
+ * slots (a batch of signals to an array of slots: one copy, not one each).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/array.h"
 #include "core/cuda_driver.h"
 #include "core/log.h"
 #include "core/sdk.h"
@@ -26,6 +29,7 @@ struct signal_entry {
     doca_gpu_verbs_signal_value_t *addr;
     doca_gpu_verbs_signal_value_t total;
     enum signal_slot_kind kind;
+    bool dirty; /* a GPU slot whose total is not written yet */
 };
 
 struct doca_gpu_verbs_signal_map {
@@ -35,6 +39,10 @@ struct doca_gpu_verbs_signal_map {
     bool attached;
     uint64_t dropped;
     bool logged_unknown, logged_op, logged_write, logged_copy;
+    struct signal_entry **dirty; /* the dirty GPU slots, in the order they became so */
+    size_t ndirty, dirty_cap;
+    doca_gpu_verbs_signal_value_t *run; /* the totals of one run of adjacent slots */
+    size_t run_cap;
 };
 
 /*
@@ -87,21 +95,28 @@ static bool signal_slot_is_gpu(const struct core_cuda_ops *cuda, const void *add
            type == CORE_CU_MEMORYTYPE_DEVICE;
 }
 
+/* Copies n values to GPU slots from dst on, through the map's context; false when it failed. */
+static bool signal_copy(const struct doca_gpu_verbs_signal_map *map,
+                        doca_gpu_verbs_signal_value_t *dst,
+                        const doca_gpu_verbs_signal_value_t *src, size_t n)
+{
+    const struct core_cuda_ops *cuda = signal_cuda();
+
+    return cuda != NULL &&
+           (map->ctx == NULL || cuda->cuCtxSetCurrent(map->ctx) == CORE_CU_SUCCESS) &&
+           cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)dst, src, n * sizeof(*src)) ==
+                   CORE_CU_SUCCESS;
+}
+
 /* Writes the entry's total to its slot; false when the copy failed. */
 static bool signal_store(const struct doca_gpu_verbs_signal_map *map, struct signal_entry *e)
 {
-    const struct core_cuda_ops *cuda;
-
     if (e->kind == SIGNAL_SLOT_HOST) {
         /* Release: what the write with immediate brought is visible before the signal says so. */
         __atomic_store_n(e->addr, e->total, __ATOMIC_RELEASE);
         return true;
     }
-    cuda = signal_cuda();
-    return cuda != NULL &&
-           (map->ctx == NULL || cuda->cuCtxSetCurrent(map->ctx) == CORE_CU_SUCCESS) &&
-           cuda->cuMemcpyHtoD((core_cu_deviceptr)(uintptr_t)e->addr, &e->total, sizeof(e->total)) ==
-                   CORE_CU_SUCCESS;
+    return signal_copy(map, e->addr, &e->total, 1);
 }
 
 static doca_error_t signal_check_changeable(const struct doca_gpu_verbs_signal_map *map,
@@ -166,9 +181,9 @@ doca_error_t doca_gpu_verbs_signal_register(struct doca_gpu_verbs_signal_map *ma
     map->registered++;
     if (e->kind == SIGNAL_SLOT_GPU && !map->logged_copy) {
         map->logged_copy = true;
-        DOCA_LOG_INFO("signal slots in GPU memory are written with one CUDA copy per signal (no "
-                      "GDRCopy mapping); slots in pinned host memory mapped for the GPU are "
-                      "written with a store");
+        DOCA_LOG_INFO("signal slots in GPU memory are written with CUDA copies, one per run of "
+                      "adjacent slots a drained batch changed (no GDRCopy mapping); slots in "
+                      "pinned host memory mapped for the GPU are written with a store");
     }
     return DOCA_SUCCESS;
 }
@@ -261,6 +276,8 @@ doca_error_t doca_gpu_verbs_signal_map_destroy(struct doca_gpu_verbs_signal_map 
         DOCA_LOG_WARN("the signal map dropped %llu signals over its life",
                       (unsigned long long)map->dropped);
     free(map->entries);
+    free(map->dirty);
+    free(map->run);
     free(map);
     return DOCA_SUCCESS;
 }
@@ -298,9 +315,80 @@ void gpunetio_signal_apply(struct doca_gpu_verbs_signal_map *map, uint32_t imm)
         return;
     }
     e->total += val;
+    if (e->kind == SIGNAL_SLOT_GPU && !e->dirty) {
+        struct signal_entry **d =
+                core_array_room(map->dirty, &map->dirty_cap, map->ndirty, sizeof(*d));
+
+        if (d != NULL) {
+            map->dirty = d;
+            map->dirty[map->ndirty++] = e;
+            e->dirty = true;
+            return;
+        }
+        /* No room to defer it: written now. */
+    } else if (e->dirty) {
+        return;
+    }
     if (!signal_store(map, e) && !map->logged_write) {
         map->logged_write = true;
         DOCA_LOG_ERR("signal %u: the CUDA copy into its GPU slot %p failed; its value is lost", id,
                      (void *)e->addr);
     }
+}
+
+static int signal_by_addr(const void *a, const void *b)
+{
+    const struct signal_entry *x = *(struct signal_entry *const *)a;
+    const struct signal_entry *y = *(struct signal_entry *const *)b;
+
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The totals of dirty[0..n) (adjacent slots) in one copy, or one copy each without room. */
+static bool signal_write_run(struct doca_gpu_verbs_signal_map *map, struct signal_entry **dirty,
+                             size_t n)
+{
+    bool ok = true;
+
+    if (n > map->run_cap) {
+        doca_gpu_verbs_signal_value_t *r = realloc(map->run, n * sizeof(*r));
+
+        if (r != NULL) {
+            map->run = r;
+            map->run_cap = n;
+        }
+    }
+    if (n <= map->run_cap) {
+        for (size_t i = 0; i < n; i++)
+            map->run[i] = dirty[i]->total;
+        return signal_copy(map, dirty[0]->addr, map->run, n);
+    }
+    for (size_t i = 0; i < n; i++)
+        ok &= signal_store(map, dirty[i]);
+    return ok;
+}
+
+void gpunetio_signal_flush(struct doca_gpu_verbs_signal_map *map)
+{
+    size_t i = 0;
+
+    if (map == NULL || map->ndirty == 0)
+        return;
+    qsort(map->dirty, map->ndirty, sizeof(*map->dirty), signal_by_addr);
+    while (i < map->ndirty) {
+        size_t n = 1;
+
+        while (i + n < map->ndirty && map->dirty[i + n]->addr == map->dirty[i + n - 1]->addr + 1)
+            n++;
+        if (!signal_write_run(map, map->dirty + i, n) && !map->logged_write) {
+            map->logged_write = true;
+            DOCA_LOG_ERR("signals: the CUDA copy into %zu GPU slots from %p failed; their values "
+                         "are lost",
+                         n, (void *)map->dirty[i]->addr);
+        }
+        for (size_t k = 0; k < n; k++)
+            map->dirty[i + k]->dirty = false;
+        i += n;
+    }
+    map->ndirty = 0;
 }
