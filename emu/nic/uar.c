@@ -410,14 +410,20 @@ static void uar_doorbell(struct uar_dev *d, struct emu_uar *uar, uint64_t value,
             continue;
         b->armed = true;
         /*
-         * A doorbell names its WQE: the producer is its index plus its size in basic blocks.
-         * A QP with a doorbell record may publish more there; it may also ring without
-         * writing it (NO_DBR_SW_EMULATED: a CPU thread writes the record later), so the
-         * doorbell's own producer counts too. uar_deliver only moves forward.
+         * Without a record the doorbell names its WQE: the producer is its index plus its
+         * size in basic blocks. With one, the record says; but a doorbell of DS 0 (the form
+         * the data path's doorbells take) carries the producer itself and counts too: DOCA's
+         * NO_DBR_SW_EMULATED rings without writing the record, which a CPU thread writes
+         * later. uar_deliver only moves forward.
          */
-        if (!b->qp->p.no_dbr && uar_read_dbrec(b->qp, &producer))
+        if (b->qp->p.no_dbr) {
+            uar_deliver(b, index + (ds + 3) / 4, ring);
+            return;
+        }
+        if (uar_read_dbrec(b->qp, &producer))
             uar_deliver(b, producer, ring);
-        uar_deliver(b, index + (ds + 3) / 4, ring);
+        if (ds == 0)
+            uar_deliver(b, index, ring);
         return;
     }
     if (!uar_sq_doorbell(d, uar, qpn))
