@@ -277,10 +277,11 @@ static bool sq_pull_ok(const struct emu_qp *qp, struct emu_conn *conn, const str
  * source before its ACK; verbs forbids reusing it before the completion).
  */
 static bool sq_gpu_ref(const struct emu_qp *qp, struct emu_conn *conn, const struct engine_sgl *l,
-                       uint8_t ref[EMU_WIRE_GPU_REF_LEN])
+                       struct emu_wire_hdr *h, uint8_t payload[EMU_WIRE_GPU_REF_LEN])
 {
     const struct emu_mr *mr = l->mr[0];
-    uint64_t at, off;
+    struct emu_gpu_ref ref;
+    uint64_t at;
 
     if (!qp->tp->connected || !qp->tp->acked || l->count != 1 || mr == NULL || !mr->ipc ||
         !emu_config_get()->gpu_ipc || !emu_conn_gpu_refs(conn))
@@ -288,9 +289,9 @@ static bool sq_gpu_ref(const struct emu_qp *qp, struct emu_conn *conn, const str
     at = l->iova[0] - mr->iova;
     if (at + l->bytes > mr->ipc_room)
         return false;
-    off = htobe64(mr->ipc_ref.offset + at);
-    memcpy(ref, mr->ipc_ref.handle, EMU_WIRE_GPU_HANDLE_LEN);
-    memcpy(ref + EMU_WIRE_GPU_HANDLE_LEN, &off, sizeof(off));
+    ref = mr->ipc_ref;
+    ref.offset += at;
+    emu_gpu_ref_encode(&ref, h, payload);
     return true;
 }
 
@@ -374,7 +375,7 @@ static void sq_send(struct emu_qp *qp, struct emu_conn *conn, uint32_t index, st
         iov = &one;
         iovcnt = 1;
         payload = (uint32_t)one.iov_len;
-    } else if (carries && l->bytes > 0 && sq_gpu_ref(qp, conn, l, list)) {
+    } else if (carries && l->bytes > 0 && sq_gpu_ref(qp, conn, l, h, list)) {
         one = (struct iovec){list, EMU_WIRE_GPU_REF_LEN};
         h->flags |= EMU_WIRE_F_GPU;
         h->dma_len = htobe32(l->bytes);

@@ -398,19 +398,36 @@ static int resp_pull_into(struct emu_conn *conn, struct engine_sgl *t, const str
  * held target: a WRITE's without a wait (gpu_defer.c; t is left empty),
  * any other's complete on return, as its CQE follows.
  */
-static int resp_gpu_ref_into(struct emu_qp *qp, struct emu_conn *conn, uint8_t type,
+static int resp_gpu_ref_into(struct emu_qp *qp, struct emu_conn *conn, const struct emu_wire_hdr *h,
                              struct engine_sgl *t, const uint8_t *raw, uint32_t len)
 {
     struct emu_gpu_ref ref;
-    uint64_t off;
     int err;
 
     if (len == 0)
         return 0;
-    memcpy(ref.handle, raw, EMU_WIRE_GPU_HANDLE_LEN);
-    memcpy(&off, raw + EMU_WIRE_GPU_HANDLE_LEN, sizeof(off));
-    ref.offset = be64toh(off);
-    if (type == EMU_WIRE_WRITE)
+    if (emu_gpu_ref_decode(h, raw, &ref) != 0) {
+        EMU_LOG_DBG("QP 0x%x: a GPU reference of kind %llu that this device cannot use: the "
+                    "bytes are asked for",
+                    qp->qpn, (unsigned long long)be64toh(h->compare));
+        return ENOTSUP;
+    }
+    /*
+     * A VMM allocation's descriptor is taken from the process at the other
+     * end of the connection (its pid as this process sees it), never from
+     * one a frame names.
+     */
+    if (ref.kind == EMU_GPU_REF_VMM) {
+        ref.vmm.pid = emu_conn_peer_pid(conn);
+        if (ref.vmm.pid <= 0) {
+            EMU_LOG_INFO("QP 0x%x: the process at the other end of the connection is not known "
+                         "(SO_PEERCRED): its CUDA VMM reference cannot be opened, the bytes are "
+                         "asked for",
+                         qp->qpn);
+            return ENOTSUP;
+        }
+    }
+    if (h->type == EMU_WIRE_WRITE)
         err = engine_gpu_write_defer(qp, resp_out(qp, conn), t, &ref, len);
     else
         err = engine_sgl_copy_gpu_ref(t, &ref, len, NULL);
@@ -544,7 +561,7 @@ static int resp_data(struct emu_qp *qp, struct emu_conn *conn, const struct emu_
     if (pull)
         err = len > 0 ? resp_pull_into(conn, &t, &p, len) : 0;
     else if (gpu_ref)
-        err = resp_gpu_ref_into(qp, conn, h->type, &t, payload, len);
+        err = resp_gpu_ref_into(qp, conn, h, &t, payload, len);
     else
         err = engine_sgl_scatter(&t, payload, len);
     /* Written as asked: the requester may write there directly next time (direct.c). */

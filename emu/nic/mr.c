@@ -68,6 +68,8 @@ int emu_mr_register(struct emu_pd *pd, uintptr_t addr, uint64_t iova, uint64_t l
         mr->key = ((uint32_t)index << 8) | nic->mkey_variant++;
     pthread_rwlock_unlock(&nic->mkey_lock);
     if (index < 0) {
+        if (mr->ipc)
+            emu_gpu_ipc_unexport(&mr->ipc_ref);
         free(mr);
         return ENOMEM;
     }
@@ -94,6 +96,8 @@ int emu_mr_deregister(struct emu_mr *mr)
     pthread_mutex_lock(&nic->lock);
     mr->pd->users--;
     pthread_mutex_unlock(&nic->lock);
+    if (mr->ipc)
+        emu_gpu_ipc_unexport(&mr->ipc_ref);
     free(mr);
     return 0;
 }

@@ -35,7 +35,10 @@ struct emu_mr {
     int access; /* IBV_ACCESS_* */
     bool gpu;   /* addr is GPU memory, reached through the CUDA driver */
     int users;  /* accesses in flight (atomic): deregistration waits for 0 */
-    /* GPU memory other processes of this host can open (CUDA IPC): addr's reference. */
+    /*
+     * GPU memory other processes of this host can open (CUDA IPC or a VMM
+     * export, held until deregistration): addr's reference.
+     */
     bool ipc;
     struct emu_gpu_ref ipc_ref;
     uint64_t ipc_room; /* bytes from addr to the end of its allocation */

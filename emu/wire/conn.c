@@ -68,6 +68,17 @@ int wire_conn_add(struct emu_wire *wire, int fd, bool tcp, const struct wire_pee
     conn->wire = wire;
     conn->fd = fd;
     conn->local = !tcp;
+    if (!tcp) {
+        struct ucred cred = {0};
+        socklen_t cred_len = sizeof(cred);
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0)
+            conn->peer_pid = cred.pid;
+        else
+            EMU_LOG_DBG("device %s: the peer process of a connection of this host is not known "
+                        "(SO_PEERCRED: %m): no CUDA VMM references from it",
+                        wire->name);
+    }
     /* Everything the receive side reads is set before the socket is watched. */
     if (dialed != NULL) {
         conn->dialer = true;
@@ -175,6 +186,11 @@ void emu_conn_gpu_refused(struct emu_conn *conn)
         EMU_LOG_DBG("device %s: endpoint %u cannot open GPU references: GPU data goes through "
                     "the socket",
                     conn->wire->name, conn->peer_ep);
+}
+
+int emu_conn_peer_pid(const struct emu_conn *conn)
+{
+    return conn->local ? conn->peer_pid : 0;
 }
 
 void *emu_conn_user(const struct emu_conn *conn)

@@ -54,10 +54,15 @@
  * GPU references (version 4): between two processes of one host (abstract
  * Unix socket), a WRITE, WRITE_IMM, SEND or SEND_IMM of an acknowledged
  * connected QP whose message is one GPU buffer may carry, with F_GPU, a
- * CUDA IPC reference to it (EMU_WIRE_GPU_REF_LEN bytes) instead of the
- * bytes, and the message length in dma_len: the responder opens the
+ * reference to it (EMU_WIRE_GPU_REF_LEN bytes, laid out below) instead of
+ * the bytes, and the message length in dma_len: the responder opens the
  * allocation and copies GPU to GPU into its target, or answers
- * NAK EMU_WIRE_NAK_RESEND.
+ * NAK EMU_WIRE_NAK_RESEND. The reference's kind is in `compare`
+ * (big-endian): 0, what every F_GPU frame carried before kinds existed, is
+ * a CUDA IPC handle. A responder answers a kind it does not know, or a
+ * reference it cannot use, with NAK_RESEND, never by dropping the
+ * connection; one that predates kinds reads a VMM reference as an IPC
+ * handle that does not open, and answers NAK_RESEND too.
  *
  * XRC requests (version 4): a request (WRITE, WRITE_IMM, SEND, SEND_IMM,
  * READ_REQ, ATOMIC) with F_XRC comes from an XRC initiator QP and names, in
@@ -132,19 +137,45 @@ enum emu_wire_type {
 #define EMU_WIRE_F_GPU          0x80
 
 /*
- * F_GPU's payload: the CUDA IPC handle of the allocation holding the
- * message (64 bytes as CUDA gives them), then the message's offset in it
- * (big-endian 64 bits); the message length is in dma_len.
+ * F_GPU's payload, EMU_WIRE_GPU_REF_LEN bytes whatever the kind (numbers
+ * big-endian); the message length is in dma_len, the kind in `compare`:
+ *
+ *   bytes    kind 0 (EMU_WIRE_GPU_KIND_IPC)    kind 1 (EMU_WIRE_GPU_KIND_VMM)
+ *   0..63    cuIpcGetMemHandle of the          0..3   the exporter's pid (as it sees
+ *            allocation (as CUDA gives it)            itself; the responder takes the
+ *                                                     descriptor from the connection's
+ *                                                     peer process, SO_PEERCRED)
+ *                                              4..7   the exported file descriptor
+ *                                                     (a POSIX fd of the allocation,
+ *                                                     in the exporter's process)
+ *                                              8..15  the export's serial (unique
+ *                                                     per export and process)
+ *                                              16..23 the bytes mapped from the
+ *                                                     allocation's start (a multiple
+ *                                                     of its granularity)
+ *                                              24..63 zero
+ *   64..71   the message's offset from the allocation's start (both kinds)
+ *
+ * nic/gpu_ref.c is the one encoder and decoder of this layout.
  */
-#define EMU_WIRE_GPU_HANDLE_LEN 64u
-#define EMU_WIRE_GPU_REF_LEN    (EMU_WIRE_GPU_HANDLE_LEN + 8u)
+#define EMU_WIRE_GPU_HANDLE_LEN   64u
+#define EMU_WIRE_GPU_REF_LEN      (EMU_WIRE_GPU_HANDLE_LEN + 8u)
+#define EMU_WIRE_GPU_KIND_IPC     0u
+#define EMU_WIRE_GPU_KIND_VMM     1u
+#define EMU_WIRE_GPU_VMM_PID      0u                      /* 4 bytes */
+#define EMU_WIRE_GPU_VMM_FD       4u                      /* 4 bytes */
+#define EMU_WIRE_GPU_VMM_SERIAL   8u                      /* 8 bytes */
+#define EMU_WIRE_GPU_VMM_SIZE     16u                     /* 8 bytes */
+#define EMU_WIRE_GPU_VMM_RESERVED 24u                     /* zero up to EMU_WIRE_GPU_HANDLE_LEN */
+#define EMU_WIRE_GPU_OFFSET       EMU_WIRE_GPU_HANDLE_LEN /* 8 bytes */
 /*
  * NAK syndrome of "resend it with the bytes": a responder that cannot open
  * the GPU reference of an F_GPU request (no CUDA here, a target not in GPU
- * memory). The requester sends no more F_GPU frames on that connection and
- * resends from this PSN at once, not counted as a retry.
+ * memory, a kind it does not know, a reference it cannot use). The
+ * requester sends no more F_GPU frames on that connection and resends from
+ * this PSN at once, not counted as a retry.
  */
-#define EMU_WIRE_NAK_RESEND     0xfe
+#define EMU_WIRE_NAK_RESEND       0xfe
 
 /* A datagram's raddr: the sender's address vector as its GRH and the receiver's CQE show it. */
 #define EMU_WIRE_DG_TCLASS_SHIFT 56           /* traffic class, 8 bits */

@@ -127,6 +127,11 @@ bool emu_conn_peer_pulls(const struct emu_conn *conn);
 bool emu_conn_gpu_refs(const struct emu_conn *conn);
 /* The peer cannot open GPU references: none is sent on conn any more. */
 void emu_conn_gpu_refused(struct emu_conn *conn);
+/*
+ * The process at the other end of a connection of this host, as this
+ * process's pid namespace numbers it (SO_PEERCRED); 0 over TCP or unknown.
+ */
+int emu_conn_peer_pid(const struct emu_conn *conn);
 /* The owner's per-connection state (set once, by the receive side). */
 void *emu_conn_user(const struct emu_conn *conn);
 void emu_conn_set_user(struct emu_conn *conn, void *user);

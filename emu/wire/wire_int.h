@@ -52,6 +52,7 @@ struct emu_conn {
     bool hung_up;
     bool dropped;     /* taken off the wire (receive lock) */
     bool local;       /* abstract Unix socket: the peer is a process of this host */
+    int peer_pid;     /* local: the peer's process (SO_PEERCRED, our pid namespace); 0: unknown */
     bool gpu_refused; /* the peer answered an F_GPU request with NAK_RESEND (atomic) */
     bool dialer;      /* this side connected (and sent HELLO) */
     /*

@@ -9,9 +9,12 @@
 
 static struct core_cuda_ops cuda_ops;
 
-#define CUDA_ENTRY(member, symbol, params) {symbol, (void **)&cuda_ops.member, false},
-static const struct core_dl_symbol cuda_symbols[] = {CORE_CUDA_SYMBOLS(CUDA_ENTRY)};
+#define CUDA_ENTRY(member, symbol, params)    {symbol, (void **)&cuda_ops.member, false},
+#define CUDA_OPTIONAL(member, symbol, params) {symbol, (void **)&cuda_ops.member, true},
+static const struct core_dl_symbol cuda_symbols[] = {
+        CORE_CUDA_SYMBOLS(CUDA_ENTRY) CORE_CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL)};
 #undef CUDA_ENTRY
+#undef CUDA_OPTIONAL
 
 static const struct core_dl_library cuda_library = {
         .what = "CUDA driver",

@@ -22,6 +22,33 @@ typedef struct core_cu_stream *core_cu_stream;
 typedef struct {
     char reserved[64];
 } core_cu_ipc_mem_handle;
+/* The virtual memory management API's (cuMemCreate, cuMemMap): CUmemGenericAllocationHandle. */
+typedef unsigned long long core_cu_mem_handle;
+/* CUmemLocation */
+struct core_cu_mem_location {
+    int type; /* CORE_CU_MEM_LOCATION_TYPE_* */
+    int id;   /* device ordinal for a device location */
+};
+/* CUmemAllocationProp */
+struct core_cu_mem_alloc_prop {
+    int type;                   /* CORE_CU_MEM_ALLOCATION_TYPE_PINNED */
+    int requested_handle_types; /* CORE_CU_MEM_HANDLE_TYPE_* bits */
+    struct core_cu_mem_location location;
+    void *win32_handle_meta_data;
+    struct {
+        unsigned char compression_type;
+        unsigned char gpu_direct_rdma_capable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } alloc_flags;
+};
+/* CUmemAccessDesc */
+struct core_cu_mem_access_desc {
+    struct core_cu_mem_location location;
+    int flags; /* CORE_CU_MEM_ACCESS_FLAGS_* */
+};
+_Static_assert(sizeof(struct core_cu_mem_alloc_prop) == 32, "CUmemAllocationProp is 32 bytes");
+_Static_assert(sizeof(struct core_cu_mem_access_desc) == 12, "CUmemAccessDesc is 12 bytes");
 
 #define CORE_CU_SUCCESS                          0
 #define CORE_CU_ERROR_INVALID_VALUE              1
@@ -44,6 +71,12 @@ typedef struct {
 #define CORE_CU_MEMHOSTREGISTER_IOMEMORY         0x04
 #define CORE_CU_STREAM_NON_BLOCKING              0x01
 #define CORE_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS  0x01
+#define CORE_CU_MEM_ALLOCATION_TYPE_PINNED       0x1
+#define CORE_CU_MEM_HANDLE_TYPE_NONE             0x0
+#define CORE_CU_MEM_HANDLE_TYPE_POSIX_FD         0x1 /* CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR */
+#define CORE_CU_MEM_LOCATION_TYPE_DEVICE         0x1
+#define CORE_CU_MEM_ACCESS_FLAGS_PROT_READWRITE  0x3
+#define CORE_CU_MEM_ALLOC_GRANULARITY_MINIMUM    0x0
 
 /* X(member, symbol, parameters); every call returns core_cu_result. */
 #define CORE_CUDA_SYMBOLS(X)                                                                      \
@@ -94,11 +127,45 @@ typedef struct {
       (core_cu_ipc_mem_handle * handle, core_cu_deviceptr ptr))                                   \
     X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2",                                                \
       (core_cu_deviceptr * ptr, core_cu_ipc_mem_handle handle, unsigned int flags))               \
-    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", (core_cu_deviceptr ptr))
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", (core_cu_deviceptr ptr))                        \
+    X(cuCtxGetDevice, "cuCtxGetDevice", (core_cu_device * device))
+
+/*
+ * Calls resolved when the driver has them: a NULL member is a driver older
+ * than they are (the virtual memory management API came with CUDA 10.2 and
+ * cuMemRetainAllocationHandle with 11.0), and the caller does without.
+ */
+#define CORE_CUDA_OPTIONAL_SYMBOLS(X)                                                       \
+    X(cuMemCreate, "cuMemCreate",                                                           \
+      (core_cu_mem_handle * handle, size_t size, const struct core_cu_mem_alloc_prop *prop, \
+       unsigned long long flags))                                                           \
+    X(cuMemRelease, "cuMemRelease", (core_cu_mem_handle handle))                            \
+    X(cuMemAddressReserve, "cuMemAddressReserve",                                           \
+      (core_cu_deviceptr * ptr, size_t size, size_t alignment, core_cu_deviceptr addr,      \
+       unsigned long long flags))                                                           \
+    X(cuMemAddressFree, "cuMemAddressFree", (core_cu_deviceptr ptr, size_t size))           \
+    X(cuMemMap, "cuMemMap",                                                                 \
+      (core_cu_deviceptr ptr, size_t size, size_t offset, core_cu_mem_handle handle,        \
+       unsigned long long flags))                                                           \
+    X(cuMemUnmap, "cuMemUnmap", (core_cu_deviceptr ptr, size_t size))                       \
+    X(cuMemSetAccess, "cuMemSetAccess",                                                     \
+      (core_cu_deviceptr ptr, size_t size, const struct core_cu_mem_access_desc *desc,      \
+       size_t count))                                                                       \
+    X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle",                           \
+      (core_cu_mem_handle * handle, void *addr))                                            \
+    X(cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle",     \
+      (struct core_cu_mem_alloc_prop * prop, core_cu_mem_handle handle))                    \
+    X(cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity",                       \
+      (size_t * granularity, const struct core_cu_mem_alloc_prop *prop, int option))        \
+    X(cuMemExportToShareableHandle, "cuMemExportToShareableHandle",                         \
+      (void *shareable, core_cu_mem_handle handle, int type, unsigned long long flags))     \
+    X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle",                     \
+      (core_cu_mem_handle * handle, void *os_handle, int type))
 
 #define CORE_CUDA_MEMBER(member, symbol, params) core_cu_result(*member) params;
 struct core_cuda_ops {
     CORE_CUDA_SYMBOLS(CORE_CUDA_MEMBER)
+    CORE_CUDA_OPTIONAL_SYMBOLS(CORE_CUDA_MEMBER)
 };
 #undef CORE_CUDA_MEMBER
 

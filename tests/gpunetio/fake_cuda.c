@@ -13,19 +13,11 @@
 
 #include "core/cuda_driver.h"
 #include "fake_cuda.h"
-
-#define FAKE_EXPORT __attribute__((visibility("default")))
+#include "fake_cuda_int.h"
 
 #ifndef FAKE_CUDA_DEFAULT_DRIVER_VERSION
 #define FAKE_CUDA_DEFAULT_DRIVER_VERSION 13000
 #endif
-
-/* Driver results the fake gives (the driver ABI's values). */
-#define FAKE_CU_ERROR_NOT_INITIALIZED 3
-#define FAKE_CU_ERROR_INVALID_CONTEXT 201
-#define FAKE_CU_ERROR_NOT_SUPPORTED   801
-#define FAKE_CU_ERROR_ALREADY_MAPPED  208
-#define FAKE_MAX_GPUS                 8
 
 /* ---- The driver's entry points, under their ABI names ---------------------------------------- */
 
@@ -74,16 +66,12 @@ FAKE_EXPORT core_cu_result cuIpcGetMemHandle(core_cu_ipc_mem_handle *handle, cor
 FAKE_EXPORT core_cu_result cuIpcOpenMemHandle_v2(core_cu_deviceptr *ptr,
                                                  core_cu_ipc_mem_handle handle, unsigned int flags);
 FAKE_EXPORT core_cu_result cuIpcCloseMemHandle(core_cu_deviceptr ptr);
+FAKE_EXPORT core_cu_result cuCtxGetDevice(core_cu_device *device);
 
 FAKE_EXPORT int fake_cuda_primary_refs(int ordinal);
 FAKE_EXPORT int fake_cuda_live_allocations(void);
 FAKE_EXPORT void *fake_cuda_current_context(void);
 
-/* Each entry point has exactly the type the library's table gives it. */
-#define FAKE_SAME_TYPE(member, function)                                                           \
-    _Static_assert(                                                                                \
-            _Generic(&function, __typeof__(((struct core_cuda_ops *)0)->member) : 1, default : 0), \
-            #function " does not match core_cuda_ops." #member)
 FAKE_SAME_TYPE(cuInit, cuInit);
 FAKE_SAME_TYPE(cuDriverGetVersion, cuDriverGetVersion);
 FAKE_SAME_TYPE(cuGetErrorName, cuGetErrorName);
@@ -121,12 +109,9 @@ FAKE_SAME_TYPE(cuMemGetAddressRange, cuMemGetAddressRange_v2);
 FAKE_SAME_TYPE(cuIpcGetMemHandle, cuIpcGetMemHandle);
 FAKE_SAME_TYPE(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2);
 FAKE_SAME_TYPE(cuIpcCloseMemHandle, cuIpcCloseMemHandle);
+FAKE_SAME_TYPE(cuCtxGetDevice, cuCtxGetDevice);
 
 /* ---- State ---------------------------------------------------------------------------------- */
-
-struct core_cu_ctx {
-    int ordinal;
-};
 
 struct core_cu_stream {
     int unused;
@@ -140,18 +125,8 @@ struct fake_gpu {
     struct core_cu_ctx ctx;
 };
 
-enum fake_mem_kind { FAKE_MEM_DEVICE, FAKE_MEM_HOST, FAKE_MEM_REGISTERED };
-
-struct fake_mem {
-    uintptr_t start;
-    size_t size;
-    enum fake_mem_kind kind;
-    int ordinal; /* the device of the context it was allocated in */
-    struct fake_mem *next;
-};
-
 static pthread_once_t fake_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_gpu fake_gpus[FAKE_MAX_GPUS];
 static int fake_gpu_count;
 static int fake_driver_version;
@@ -238,26 +213,57 @@ static void fake_config(void)
     pthread_once(&fake_once, fake_configure);
 }
 
-/* CORE_CU_SUCCESS once cuInit succeeded. */
-static core_cu_result fake_ready(void)
+core_cu_result fake_ready(void)
 {
     fake_config();
     return fake_initialised ? CORE_CU_SUCCESS : FAKE_CU_ERROR_NOT_INITIALIZED;
 }
 
-static bool fake_device_valid(core_cu_device device)
+bool fake_device_valid(core_cu_device device)
 {
     return device >= 0 && device < fake_gpu_count;
 }
 
-/* Caller holds fake_lock. The record containing [start, start + size), or NULL. */
-static struct fake_mem *fake_mem_find(uintptr_t start, size_t size)
+struct fake_mem *fake_mem_find(uintptr_t start, size_t size)
 {
     for (struct fake_mem *m = fake_mems; m != NULL; m = m->next)
         if (start >= m->start && start - m->start <= m->size &&
             size <= m->size - (start - m->start))
             return m;
     return NULL;
+}
+
+struct fake_mem *fake_mem_overlap(uintptr_t start, size_t size)
+{
+    for (struct fake_mem *m = fake_mems; m != NULL; m = m->next)
+        if (start < m->start + m->size && m->start < start + size)
+            return m;
+    return NULL;
+}
+
+void fake_mem_link(struct fake_mem *m)
+{
+    m->next = fake_mems;
+    fake_mems = m;
+}
+
+int fake_mem_count(enum fake_mem_kind kind)
+{
+    int n = 0;
+
+    for (struct fake_mem *m = fake_mems; m != NULL; m = m->next)
+        n += m->kind == kind;
+    return n;
+}
+
+void fake_mem_unlink(struct fake_mem *m)
+{
+    for (struct fake_mem **link = &fake_mems; *link != NULL; link = &(*link)->next) {
+        if (*link == m) {
+            *link = m->next;
+            return;
+        }
+    }
 }
 
 static void fake_mem_add(void *p, size_t size, enum fake_mem_kind kind, int ordinal)
@@ -271,8 +277,7 @@ static void fake_mem_add(void *p, size_t size, enum fake_mem_kind kind, int ordi
     m->kind = kind;
     m->ordinal = ordinal;
     pthread_mutex_lock(&fake_lock);
-    m->next = fake_mems;
-    fake_mems = m;
+    fake_mem_link(m);
     pthread_mutex_unlock(&fake_lock);
 }
 
@@ -296,19 +301,20 @@ static bool fake_mem_remove(const void *p, enum fake_mem_kind kind)
     return found;
 }
 
-/* Whether [ptr, ptr + size) is memory the fake knows (any kind). */
+/* Whether [ptr, ptr + size) is memory the fake knows (any kind) and may be accessed. */
 static bool fake_mem_known(uintptr_t ptr, size_t size)
 {
+    struct fake_mem *m;
     bool known;
 
     pthread_mutex_lock(&fake_lock);
-    known = fake_mem_find(ptr, size) != NULL;
+    m = fake_mem_find(ptr, size);
+    known = m != NULL && !m->no_access;
     pthread_mutex_unlock(&fake_lock);
     return known;
 }
 
-/* A call that works in the current context: one must be current and still retained. */
-static core_cu_result fake_need_context(void)
+core_cu_result fake_need_context(void)
 {
     core_cu_result rc = fake_ready();
 
@@ -613,6 +619,18 @@ core_cu_result cuCtxSynchronize(void)
     return fake_need_context();
 }
 
+core_cu_result cuCtxGetDevice(core_cu_device *device)
+{
+    core_cu_result rc = fake_need_context();
+
+    if (rc != CORE_CU_SUCCESS)
+        return rc;
+    if (device == NULL)
+        return CORE_CU_ERROR_INVALID_VALUE;
+    *device = fake_current_get()->ordinal;
+    return CORE_CU_SUCCESS;
+}
+
 /* ---- Memory --------------------------------------------------------------------------------- */
 
 core_cu_result cuPointerGetAttribute(void *data, int attribute, core_cu_deviceptr ptr)
@@ -637,8 +655,9 @@ core_cu_result cuPointerGetAttribute(void *data, int attribute, core_cu_devicept
         return CORE_CU_ERROR_INVALID_VALUE;
     switch (attribute) {
     case CORE_CU_POINTER_ATTR_MEMORY_TYPE:
-        *(unsigned int *)data =
-                kind == FAKE_MEM_DEVICE ? CORE_CU_MEMORYTYPE_DEVICE : CORE_CU_MEMORYTYPE_HOST;
+        *(unsigned int *)data = kind == FAKE_MEM_DEVICE || kind == FAKE_MEM_VMM
+                                        ? CORE_CU_MEMORYTYPE_DEVICE
+                                        : CORE_CU_MEMORYTYPE_HOST;
         return CORE_CU_SUCCESS;
     case CORE_CU_POINTER_ATTR_DEVICE_ORDINAL:
         *(int *)data = ordinal;
@@ -898,14 +917,29 @@ core_cu_result cuMemcpyDtoDAsync_v2(core_cu_deviceptr dst, core_cu_deviceptr src
     return CORE_CU_SUCCESS;
 }
 
-/* The fake has one process and no IPC: memory is never exported or opened. */
+/* The range of cuMemAlloc's allocation, or of cuMemMap's mapping, holding ptr. */
 core_cu_result cuMemGetAddressRange_v2(core_cu_deviceptr *base, size_t *size, core_cu_deviceptr ptr)
 {
-    (void)base;
-    (void)size;
-    (void)ptr;
-    return FAKE_CU_ERROR_NOT_SUPPORTED;
+    core_cu_result rc = fake_need_context();
+    struct fake_mem *m;
+
+    if (rc != CORE_CU_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&fake_lock);
+    m = fake_mem_find((uintptr_t)ptr, 1);
+    if (m != NULL && (m->kind == FAKE_MEM_DEVICE || m->kind == FAKE_MEM_VMM)) {
+        if (base != NULL)
+            *base = (core_cu_deviceptr)m->start;
+        if (size != NULL)
+            *size = m->size;
+    } else {
+        rc = CORE_CU_ERROR_INVALID_VALUE;
+    }
+    pthread_mutex_unlock(&fake_lock);
+    return rc;
 }
+
+/* The fake gives no CUDA IPC handles: cuMemAlloc's memory is never exported or opened. */
 
 core_cu_result cuIpcGetMemHandle(core_cu_ipc_mem_handle *handle, core_cu_deviceptr ptr)
 {
