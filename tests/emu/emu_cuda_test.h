@@ -54,8 +54,11 @@ static inline const char *emu_cuda_open(const struct core_cuda_ops **cuda_out)
     return NULL;
 }
 
-/* Whether CUDA works here, asked in a child so that this process never initialises it. */
-static inline const char *emu_cuda_probe(void)
+/*
+ * What probe (run in a child, so that this process never initialises CUDA)
+ * says is missing: NULL when it says nothing, else its reason (static).
+ */
+static inline const char *emu_probe_in_child(const char *(*probe)(void))
 {
     static char why[256];
     int pipefd[2], status = 0;
@@ -68,13 +71,10 @@ static inline const char *emu_cuda_probe(void)
     if (pid < 0)
         return "fork failed";
     if (pid == 0) {
-        const struct core_cuda_ops *cuda = NULL;
-        const char *reason = emu_cuda_open(&cuda);
-        core_cu_deviceptr p = 0;
+        const char *reason;
 
         close(pipefd[0]);
-        if (reason == NULL && cuda->cuMemAlloc(&p, 4096) != CORE_CU_SUCCESS)
-            reason = "cuMemAlloc failed";
+        reason = probe();
         if (reason != NULL && write(pipefd[1], reason, strlen(reason)) < 0)
             _exit(1);
         _exit(0);
@@ -88,8 +88,26 @@ static inline const char *emu_cuda_probe(void)
         return why;
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return "the CUDA probe process failed";
+        return "the probe process failed";
     return NULL;
+}
+
+/* In the probe's child: whether CUDA opens and allocates. */
+static inline const char *emu_cuda_probe_child(void)
+{
+    const struct core_cuda_ops *cuda = NULL;
+    const char *reason = emu_cuda_open(&cuda);
+    core_cu_deviceptr p = 0;
+
+    if (reason == NULL && cuda->cuMemAlloc(&p, 4096) != CORE_CU_SUCCESS)
+        reason = "cuMemAlloc failed";
+    return reason;
+}
+
+/* Whether CUDA works here, asked in a child so that this process never initialises it. */
+static inline const char *emu_cuda_probe(void)
+{
+    return emu_probe_in_child(emu_cuda_probe_child);
 }
 
 /* emu_cuda_probe(); when it gives a reason, prints the skip line and returns false. */

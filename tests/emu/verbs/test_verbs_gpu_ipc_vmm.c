@@ -293,44 +293,23 @@ static int run_b(int sock)
     return run(sock, false, 0);
 }
 
-/* Why this machine cannot run the test, asked in a child (this process never initialises CUDA). */
-static const char *vmm_probe(void)
+/* In the probe's child: why this machine cannot run the test (NULL: it can). */
+static const char *vmm_probe_child(void)
 {
-    static char why[160];
-    int pipefd[2], status = 0;
-    ssize_t n;
-    pid_t pid;
+    static char line[160];
+    const struct core_cuda_ops *cuda = NULL;
+    struct emu_vmm_buf b;
+    core_cu_result rc;
 
-    if (pipe(pipefd) != 0 || (pid = fork()) < 0)
-        return "pipe or fork failed";
-    if (pid == 0) {
-        const struct core_cuda_ops *cuda = NULL;
-        struct emu_vmm_buf b;
-        core_cu_result rc;
-        char line[160] = "";
-
-        close(pipefd[0]);
-        if (emu_cuda_open(&cuda) != NULL || !emu_vmm_calls(cuda))
-            snprintf(line, sizeof(line), "the CUDA driver has no virtual memory management calls");
-        else if ((rc = emu_vmm_alloc(cuda, 1, CORE_CU_MEM_HANDLE_TYPE_POSIX_FD, &b)) != 0)
-            snprintf(line, sizeof(line),
-                     "no CUDA VMM allocation with a POSIX file descriptor handle (CUDA error %d)",
-                     rc);
-        else
-            emu_vmm_free(cuda, &b);
-        if (line[0] != '\0' && write(pipefd[1], line, strlen(line)) < 0)
-            _exit(1);
-        _exit(0);
+    if (emu_cuda_open(&cuda) != NULL || !emu_vmm_calls(cuda))
+        return "the CUDA driver has no virtual memory management calls";
+    if ((rc = emu_vmm_alloc(cuda, 1, CORE_CU_MEM_HANDLE_TYPE_POSIX_FD, &b)) != 0) {
+        snprintf(line, sizeof(line),
+                 "no CUDA VMM allocation with a POSIX file descriptor handle (CUDA error %d)", rc);
+        return line;
     }
-    close(pipefd[1]);
-    n = read(pipefd[0], why, sizeof(why) - 1);
-    close(pipefd[0]);
-    waitpid(pid, &status, 0);
-    if (n > 0) {
-        why[n] = '\0';
-        return why;
-    }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? NULL : "the VMM probe process failed";
+    emu_vmm_free(cuda, &b);
+    return NULL;
 }
 
 /* Why A (the parent) cannot take B's descriptors here, or NULL. */
@@ -366,7 +345,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (!emu_cuda_usable())
         return EMU_CUDA_SKIP;
-    why = vmm_probe();
+    why = emu_probe_in_child(vmm_probe_child);
     if (why == NULL)
         why = pidfd_probe();
     if (why != NULL) {
