@@ -87,7 +87,8 @@ fail() {
 }
 
 if [ -n "$gpu_probe" ]; then
-    probe_out=$("$gpu_probe")
+    # The probe's first line is the bus id: no library log lines before it.
+    probe_out=$(env -u DOCA_GPUNETIO_LOG "$gpu_probe")
     probe_rc=$?
     if [ $probe_rc -eq 77 ]; then
         echo "$probe_out"
