@@ -88,8 +88,11 @@ static void b_steps(const struct core_cuda_ops *cuda, int sock, struct vu_end *b
     core_cu_deviceptr gpu = (uintptr_t)gmr->addr;
     static const char *names[] = {"write GPU to GPU", "send GPU to GPU", "write GPU to host",
                                   "write GPU to GPU again"};
+    char go;
+    /* A counts from before the first step: it says when it has. */
+    bool ready = vu_xfer(sock, &go, 1, false) == 0;
 
-    for (int s = STEP_WRITE; s < STEP_END && host != NULL; s++) {
+    for (int s = STEP_WRITE; s < STEP_END && host != NULL && ready; s++) {
         uint32_t len = s == STEP_SEND ? SEND_LEN : s == STEP_HOST ? HOST_LEN : WRITE_LEN;
         uint64_t raddr = s == STEP_HOST ? a->host_addr : a->info.addr;
         uint32_t rkey = s == STEP_HOST ? a->host_rkey : a->info.rkey;
@@ -134,6 +137,7 @@ static void a_steps(const struct core_cuda_ops *cuda, int sock, struct vu_ctx *c
     int32_t step;
 
     VU_CHECK(ibv_post_recv(a->qp, &rwr, &bad) == 0, "A: a receive on GPU memory");
+    VU_CHECK(vu_xfer(sock, "g", 1, true) == 0, "A: B told to start");
     while (host != NULL && vu_xfer(sock, &step, sizeof(step), false) == 0 && step != STEP_END) {
         uint8_t seed = (uint8_t)(step * 40 + 3);
 

@@ -142,6 +142,11 @@ static int b_post(struct vu_end *b, struct ibv_mr *mr, const struct step *st,
 static void b_steps(const struct core_cuda_ops *cuda, int sock, struct vu_end *b,
                     struct ibv_mr *const mrs[SRC_END], const struct a_info *a)
 {
+    char go;
+
+    /* A counts from before the first step: it says when it has. */
+    if (vu_xfer(sock, &go, 1, false))
+        return;
     for (int32_t s = 0; s < STEP_COUNT; s++) {
         const struct step *st = &steps[s];
         struct ibv_mr *mr = mrs[st->src];
@@ -168,6 +173,8 @@ static void a_steps(const struct core_cuda_ops *cuda, int sock, struct vu_ctx *c
     int32_t s;
 
     VU_CHECK(ibv_post_recv(a->qp, &rwr, &bad) == 0, "A: a receive on VMM memory");
+    if (vu_xfer(sock, "g", 1, true))
+        return;
     while (vu_xfer(sock, &s, sizeof(s), false) == 0 && s >= 0 && s < STEP_COUNT) {
         const struct step *st = &steps[s];
         size_t total = (size_t)st->len * st->count;
