@@ -187,8 +187,7 @@ struct doca_gpu_dev_verbs_qp {
     uint32_t mem_type;       /* enum doca_gpu_dev_verbs_mem_type of the ring */
     __be32 *sq_dbrec;        /* send word of the doorbell record (NULL without one) */
     uint64_t *sq_db;         /* UAR doorbell / BlueFlame register (NULL under a proxy) */
-    uint64_t *cpu_proxy_pi;  /* proxy, or emulated no-DBR: host word the producer index is published
-                                in */
+    uint64_t *cpu_proxy_pi;  /* host word of the producer index: proxy, emulated no-DBR record */
     uint32_t sq_nic_scope;   /* enum doca_gpu_dev_verbs_sync_scope of the NIC fences */
     uint32_t layout_version; /* DOCA_GPUNETIO_DEVICE_CODE_VERSION of the exporting library */
     uint32_t layout_size;    /* sizeof(struct doca_gpu_dev_verbs_qp) there */

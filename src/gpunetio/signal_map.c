@@ -292,6 +292,22 @@ doca_error_t gpunetio_signal_attach(struct doca_gpu_verbs_signal_map *map, bool 
     return DOCA_SUCCESS;
 }
 
+/* Whether GPU slot e waits for the next flush (it joins the dirty list); false: no room. */
+static bool signal_defer(struct doca_gpu_verbs_signal_map *map, struct signal_entry *e)
+{
+    struct signal_entry **d;
+
+    if (e->dirty)
+        return true;
+    d = core_array_room(map->dirty, &map->dirty_cap, map->ndirty, sizeof(*d));
+    if (d == NULL)
+        return false;
+    map->dirty = d;
+    map->dirty[map->ndirty++] = e;
+    e->dirty = true;
+    return true;
+}
+
 void gpunetio_signal_apply(struct doca_gpu_verbs_signal_map *map, uint32_t imm)
 {
     uint32_t op = (imm >> DOCA_GPUNETIO_VERBS_SIGNAL_IMM_OP_SHIFT) &
@@ -315,20 +331,8 @@ void gpunetio_signal_apply(struct doca_gpu_verbs_signal_map *map, uint32_t imm)
         return;
     }
     e->total += val;
-    if (e->kind == SIGNAL_SLOT_GPU && !e->dirty) {
-        struct signal_entry **d =
-                core_array_room(map->dirty, &map->dirty_cap, map->ndirty, sizeof(*d));
-
-        if (d != NULL) {
-            map->dirty = d;
-            map->dirty[map->ndirty++] = e;
-            e->dirty = true;
-            return;
-        }
-        /* No room to defer it: written now. */
-    } else if (e->dirty) {
+    if (e->kind == SIGNAL_SLOT_GPU && signal_defer(map, e))
         return;
-    }
     if (!signal_store(map, e) && !map->logged_write) {
         map->logged_write = true;
         DOCA_LOG_ERR("signal %u: the CUDA copy into its GPU slot %p failed; its value is lost", id,
